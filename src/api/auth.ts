@@ -1,0 +1,62 @@
+// Authentication and authorisation from route metadata: the `apikey` header, checked before any instance lookup.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { forbidden, notFound, unauthorized } from './errors.js';
+import { secretsEqual } from '../instances/keys.js';
+import type { InstanceRegistry } from '../instances/registry.js';
+import type { Instance } from '../instances/model.js';
+
+/** Who may call a route: anyone, the global key only, or the global key or the key of the instance in the path. */
+export type AccessRule = 'public' | 'global' | 'instance' | 'any-key';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessRule;
+  }
+  interface FastifyRequest {
+    /** `global` or `instance` once authenticated. */
+    principal?: { kind: 'global' } | { kind: 'instance'; instance: Instance };
+    /** The instance named in the path, resolved after authentication. */
+    instance?: Instance;
+  }
+}
+
+export function registerAuth(app: FastifyInstance, globalKey: string, registry: InstanceRegistry): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const rule: AccessRule = request.routeOptions.config?.access ?? 'public';
+    if (rule === 'public') return;
+    const header = request.headers.apikey;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) throw unauthorized();
+    if (secretsEqual(key, globalKey)) {
+      request.principal = { kind: 'global' };
+    } else {
+      // The lookup is by SHA-256 of the key, so no comparison of the secret itself leaks timing.
+      const owner = registry.byApiKey(key);
+      if (!owner) throw unauthorized();
+      request.principal = { kind: 'instance', instance: owner };
+    }
+    if (rule === 'global' && request.principal.kind !== 'global') {
+      throw forbidden('this operation needs the global API key');
+    }
+    if (rule === 'instance') {
+      const name = (request.params as { instance?: string }).instance ?? '';
+      if (request.principal.kind === 'instance') {
+        if (request.principal.instance.name !== name) {
+          throw forbidden(`the API key does not grant access to instance "${name}"`);
+        }
+        request.instance = request.principal.instance;
+      } else {
+        const instance = registry.byInstanceName(name);
+        if (!instance) throw notFound(`The "${name}" instance does not exist`);
+        request.instance = instance;
+      }
+    }
+  });
+}
+
+/** The path's instance on an `instance` route (set by the auth hook). */
+export function pathInstance(request: FastifyRequest): Instance {
+  const instance = request.instance;
+  if (!instance) throw new Error('route is missing access: "instance"');
+  return instance;
+}

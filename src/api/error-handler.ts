@@ -1,0 +1,37 @@
+// Renders every failure in Evolution's error envelope; unexpected errors are logged and answered 500 without details.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, envelope } from './errors.js';
+import { describeValidationError } from './validation-messages.js';
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.status(error.status).send(envelope(error.status, error.messages));
+    }
+    if (error.validation) {
+      const context = error.validationContext ?? 'body';
+      const messages = [...new Set(error.validation.map((e) => describeValidationError(e, context)))];
+      return reply.status(400).send(envelope(400, messages));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message =
+        error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? `Content-Type ${request.headers['content-type'] ?? '(none)'} is not supported; send application/json`
+          : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? 'request body is larger than the limit'
+            : error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+              ? 'body must not be empty when Content-Type is application/json'
+              : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+                ? `body is not valid JSON: ${error.message}`
+                : error.message;
+      return reply.status(status).send(envelope(status, [message]));
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return reply.status(500).send(envelope(500, ['An unexpected error occurred; it has been logged']));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope(404, [`Cannot ${request.method} ${request.url.split('?')[0]}`]));
+  });
+}

@@ -1,0 +1,91 @@
+// Parsing of event-destination settings from requests (webhook, websocket) in every accepted variant.
+import { Type } from 'typebox';
+import { badRequest } from './errors.js';
+import { eventNames, resolveEventName, type EventName } from '../events/catalog.js';
+import type { SinkConfig, SinkKind } from '../events/sink-configs.js';
+import { checkLiteralHost } from '../net/address-policy.js';
+import type { Services } from '../services.js';
+
+export const WebhookInput = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    url: Type.Optional(Type.String()),
+    byEvents: Type.Optional(Type.Boolean()),
+    webhookByEvents: Type.Optional(Type.Boolean()),
+    base64: Type.Optional(Type.Boolean()),
+    webhookBase64: Type.Optional(Type.Boolean()),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    events: Type.Optional(Type.Array(Type.String())),
+    secret: Type.Optional(Type.String({ description: 'Standard Webhooks secret (whsec_<base64>) to sign deliveries with' })),
+  },
+  { description: 'Webhook settings (unknown keys are ignored)' },
+);
+
+export const WebsocketInput = Type.Object({
+  enabled: Type.Boolean(),
+  events: Type.Optional(Type.Array(Type.String())),
+});
+
+export interface RawSinkInput {
+  enabled?: boolean;
+  url?: string;
+  byEvents?: boolean;
+  webhookByEvents?: boolean;
+  base64?: boolean;
+  webhookBase64?: boolean;
+  headers?: Record<string, string>;
+  events?: string[];
+  secret?: string;
+}
+
+export function parseEvents(events: string[] | undefined, field: string): EventName[] {
+  const out: EventName[] = [];
+  (events ?? []).forEach((value, index) => {
+    const name = resolveEventName(value);
+    if (!name) {
+      throw badRequest(`${field}.events[${index}] "${value}" is not an event name; use one of: ${eventNames.join(', ')}`);
+    }
+    if (!out.includes(name)) out.push(name);
+  });
+  return out;
+}
+
+/** Validates one destination's settings and returns what is stored. */
+export function parseSinkRequest(
+  kind: SinkKind,
+  input: RawSinkInput,
+  field: string,
+  services: Pick<Services, 'config' | 'box'>,
+): { kind: SinkKind; config: SinkConfig } {
+  const enabled = input.enabled ?? true;
+  const events = parseEvents(input.events, field);
+  const options: Record<string, unknown> = {};
+  if (kind === 'webhook') {
+    const url = input.url?.trim() ?? '';
+    if (enabled || url) {
+      if (!url) throw badRequest(`${field}.url is required when the webhook is enabled`);
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw badRequest(`${field}.url must be an absolute http:// or https:// URL`);
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        throw badRequest(`${field}.url must be an absolute http:// or https:// URL`);
+      }
+      const forbidden = checkLiteralHost(parsed, { denyPrivate: services.config.outboundDenyPrivate });
+      if (forbidden) throw badRequest(`${field}.url points to a forbidden address (${forbidden.reason})`);
+    }
+    options.url = url;
+    options.byEvents = input.byEvents ?? input.webhookByEvents ?? false;
+    options.base64 = input.base64 ?? input.webhookBase64 ?? false;
+    options.headers = input.headers ?? {};
+    if (input.secret !== undefined) {
+      if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(input.secret) || Buffer.from(input.secret.slice(6), 'base64').length < 16) {
+        throw badRequest(`${field}.secret must be whsec_ followed by at least 16 base64-encoded bytes`);
+      }
+      options.secretSealed = services.box.seal(input.secret);
+    }
+  }
+  return { kind, config: { enabled, events: enabled ? events : [], options, updatedAt: Date.now() } };
+}

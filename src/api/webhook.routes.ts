@@ -1,0 +1,124 @@
+// Webhook settings of an instance, its delivery log and replay.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../services.js';
+import { pathInstance } from './auth.js';
+import { badRequest, notFound } from './errors.js';
+import { InstanceParams } from './schemas.js';
+import { parseSinkRequest, WebhookInput, type RawSinkInput } from './sink-input.js';
+import { webhookOptions } from '../events/sink-configs.js';
+import { listDeliveries, redeliver } from '../events/webhook/log.js';
+
+const WebhookSetBody = Type.Union([Type.Object({ webhook: WebhookInput }), WebhookInput]);
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const access = { access: 'instance' as const };
+
+  app.post(
+    '/webhook/set/:instance',
+    {
+      config: access,
+      schema: { tags: ['webhook'], summary: 'Set the instance webhook (the webhook object wrapped or flat)', params: InstanceParams, body: WebhookSetBody },
+    },
+    async (request, reply) => {
+      const instance = pathInstance(request);
+      const body = request.body as { webhook?: RawSinkInput } & RawSinkInput;
+      const input: RawSinkInput = body.webhook && typeof body.webhook === 'object' ? body.webhook : body;
+      const parsed = parseSinkRequest('webhook', input, body.webhook ? 'webhook' : 'body', services);
+      const previous = services.sinks.get(instance.id, 'webhook');
+      if (input.secret === undefined && previous?.options.secretSealed) {
+        parsed.config.options.secretSealed = previous.options.secretSealed;
+      }
+      await services.instances.setSink(instance, 'webhook', parsed.config);
+      const options = webhookOptions(parsed.config);
+      return reply.status(201).send({
+        webhook: {
+          instanceName: instance.name,
+          webhook: {
+            url: options.url,
+            events: parsed.config.events,
+            enabled: parsed.config.enabled,
+            webhookByEvents: options.byEvents,
+            webhookBase64: options.base64,
+            signed: Boolean(options.secretSealed),
+          },
+        },
+      });
+    },
+  );
+
+  app.get(
+    '/webhook/find/:instance',
+    { config: access, schema: { tags: ['webhook'], summary: 'The instance webhook settings (null when none)', params: InstanceParams } },
+    async (request) => {
+      const instance = pathInstance(request);
+      const config = services.sinks.get(instance.id, 'webhook');
+      if (!config) return null;
+      const options = webhookOptions(config);
+      return {
+        enabled: config.enabled,
+        url: options.url,
+        events: config.events,
+        webhookByEvents: options.byEvents,
+        webhookBase64: options.base64,
+        // Header values often carry credentials: only their names are shown.
+        headers: Object.fromEntries(Object.keys(options.headers).map((name) => [name, '[redacted]'])),
+        signed: Boolean(options.secretSealed),
+        updatedAt: new Date(config.updatedAt).toISOString(),
+      };
+    },
+  );
+
+  app.get(
+    '/webhook/deliveries/:instance',
+    {
+      config: access,
+      schema: {
+        tags: ['webhook'],
+        summary: 'Delivery log of the instance (newest first)',
+        params: InstanceParams,
+        querystring: Type.Object({
+          status: Type.Optional(Type.Enum(['pending', 'delivered', 'dead', 'cancelled'])),
+          limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: '1–200, default 50' })),
+          cursor: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const instance = pathInstance(request);
+      const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest('limit must be a whole number from 1 to 200');
+      return listDeliveries(services.store.db, instance.name, { status: request.query.status, limit, cursor: request.query.cursor });
+    },
+  );
+
+  app.post(
+    '/webhook/redeliver/:instance',
+    {
+      config: access,
+      schema: {
+        tags: ['webhook'],
+        summary: 'Deliver again one delivery ({deliveryId}) or every dead-lettered one ({status: "dead"})',
+        params: InstanceParams,
+        body: Type.Object({
+          deliveryId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]+$' })])),
+          status: Type.Optional(Type.Literal('dead')),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const instance = pathInstance(request);
+      const { deliveryId, status } = request.body;
+      if ((deliveryId === undefined) === (status === undefined)) {
+        throw badRequest('give either deliveryId or status: "dead"');
+      }
+      const result =
+        deliveryId !== undefined
+          ? await redeliver(services.store.db, instance.name, { deliveryId: Number(deliveryId) })
+          : await redeliver(services.store.db, instance.name, { status: 'dead' });
+      if (deliveryId !== undefined && result.requeued === 0) throw notFound(`delivery ${deliveryId} does not exist for instance "${instance.name}"`);
+      services.webhooks.wake();
+      return reply.status(201).send(result);
+    },
+  );
+};

@@ -1,0 +1,63 @@
+// Assembles the HTTP app from its parts; tests build it the same way as the server does.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Services } from './services.js';
+import { registerAuth } from './api/auth.js';
+import { registerErrorHandling } from './api/error-handler.js';
+import { instanceRoutes } from './api/instance.routes.js';
+import { settingsRoutes } from './api/settings.routes.js';
+import { webhookRoutes } from './api/webhook.routes.js';
+import { websocketRoutes } from './api/websocket.routes.js';
+import { messageRoutes } from './api/message.routes.js';
+import { chatRoutes } from './api/chat.routes.js';
+import { sandboxRoutes } from './api/sandbox.routes.js';
+import { metaRoutes } from './api/meta.routes.js';
+import { version } from './version.js';
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const base = Fastify({
+    // pino's Logger carries its level names as a type parameter; Fastify's logger type is the same object without it.
+    loggerInstance: services.logger as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    // Base64 media grows by a third; leave room for the rest of the body.
+    bodyLimit: Math.ceil((config.mediaMaxBytes * 4) / 3) + 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  base.removeContentTypeParser('text/plain');
+  registerErrorHandling(base);
+  registerAuth(base, services.globalApiKey, services.registry);
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Switchboard API',
+        version,
+        description:
+          'Evolution API v2 compatible messaging gateway. Every route needs the `apikey` header: the global key, or an instance key for its own instance.',
+      },
+      components: { securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey' } } },
+      security: [{ apikey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/messenger/docs', uiConfig: { docExpansion: 'list' } });
+
+  await app.register(metaRoutes, { services });
+  await app.register(
+    async (api) => {
+      await api.register(instanceRoutes, { services });
+      await api.register(settingsRoutes, { services });
+      await api.register(webhookRoutes, { services });
+      await api.register(websocketRoutes, { services });
+      await api.register(messageRoutes, { services });
+      await api.register(chatRoutes, { services });
+      await api.register(sandboxRoutes, { services });
+    },
+    { prefix: '/messenger' },
+  );
+  return base;
+}

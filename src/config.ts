@@ -1,0 +1,221 @@
+// Every setting of the service: its environment name, default, meaning and validation, read in one place.
+import { hostname } from 'node:os';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  serverUrl: string;
+  globalApiKey: string | undefined;
+  exposeApiKeyInEvents: boolean;
+  databaseUri: string;
+  dataDir: string;
+  logLevel: LogLevel;
+  corsOrigin: string;
+  mediaMaxBytes: number;
+  mediaFetchTimeoutMs: number;
+  outboundDenyPrivate: boolean;
+  sendExpireAfterMs: number;
+  sendRetryMaxAttempts: number;
+  sendRetryBaseMs: number;
+  sandboxAutoLink: boolean;
+  qrcodeLimit: number;
+  qrcodeColor: string;
+  qrcodeTtlMs: number;
+  webhookGlobalEnabled: boolean;
+  webhookGlobalUrl: string | undefined;
+  webhookGlobalByEvents: boolean;
+  webhookGlobalEvents: Record<string, boolean>;
+  webhookRequestTimeoutMs: number;
+  webhookRetryMaxAttempts: number;
+  webhookRetryInitialDelayMs: number;
+  webhookRetryMaxDelayMs: number;
+  webhookRetryBackoffFactor: number;
+  webhookRetryJitterFactor: number;
+  webhookNonRetryableStatuses: number[];
+  webhookSigningSecret: string | undefined;
+  nodeId: string;
+  secretsKey: string | undefined;
+}
+
+/** One documented setting; the README's configuration table is generated from this list. */
+export interface SettingDoc {
+  env: string;
+  default: string;
+  meaning: string;
+}
+
+export const settingDocs: SettingDoc[] = [
+  { env: 'SERVER_PORT', default: '8080', meaning: 'HTTP port.' },
+  { env: 'SERVER_HOST', default: '0.0.0.0', meaning: 'Address to listen on.' },
+  { env: 'SERVER_URL', default: 'http://localhost:<port>', meaning: 'Public base URL, sent as `server_url` in events.' },
+  { env: 'AUTHENTICATION_API_KEY', default: '(generated)', meaning: 'Global API key. When unset, one is generated on first start, stored in `DATA_DIR/global-api-key` and printed once.' },
+  { env: 'AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES', default: 'false', meaning: 'Put the instance key into event envelopes (`apikey`). Off by default: events never carry credentials unless you opt in.' },
+  { env: 'DATABASE_CONNECTION_URI', default: 'file:./data/switchboard.db', meaning: '`file:<path>` for SQLite or `postgres://…` for PostgreSQL.' },
+  { env: 'DATA_DIR', default: './data', meaning: 'Folder for the generated global key and other local files.' },
+  { env: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent.' },
+  { env: 'CORS_ORIGIN', default: '*', meaning: 'Allowed browser origins (comma list or `*`). Requests without an Origin header are always allowed.' },
+  { env: 'MEDIA_MAX_BYTES', default: '67108864', meaning: 'Largest media accepted (URL or base64); larger answers 413.' },
+  { env: 'MEDIA_FETCH_TIMEOUT_MS', default: '30000', meaning: 'Time limit for downloading a media URL.' },
+  { env: 'OUTBOUND_DENY_PRIVATE', default: 'false', meaning: 'Refuse media URLs and webhooks that resolve to private or loopback addresses. Cloud metadata addresses are always refused.' },
+  { env: 'SEND_EXPIRE_AFTER_MS', default: '86400000', meaning: 'A queued send not delivered within this time (e.g. instance never linked) becomes ERROR.' },
+  { env: 'SEND_RETRY_MAX_ATTEMPTS', default: '5', meaning: 'Attempts for a send that fails transiently before it becomes ERROR.' },
+  { env: 'SEND_RETRY_BASE_MS', default: '1000', meaning: 'First retry wait for a failed send; doubles each attempt.' },
+  { env: 'SANDBOX_AUTO_LINK', default: 'false', meaning: 'Link SANDBOX instances at creation (with `number`, or a generated one), for demos and tests.' },
+  { env: 'QRCODE_LIMIT', default: '30', meaning: 'How many QR codes an unlinked instance shows before it gives up.' },
+  { env: 'QRCODE_COLOR', default: '#198754', meaning: 'Colour of the QR code image.' },
+  { env: 'QRCODE_TTL_MS', default: '60000', meaning: 'How long a sandbox QR code stays valid before it is refreshed.' },
+  { env: 'WEBHOOK_GLOBAL_ENABLED', default: 'false', meaning: 'Send every instance\'s events to WEBHOOK_GLOBAL_URL too.' },
+  { env: 'WEBHOOK_GLOBAL_URL', default: '', meaning: 'The global webhook address.' },
+  { env: 'WEBHOOK_GLOBAL_WEBHOOK_BY_EVENTS', default: 'false', meaning: 'Append the event suffix (`/messages-upsert`) to the global webhook URL.' },
+  { env: 'WEBHOOK_EVENTS_<NAME>', default: '(all on)', meaning: 'Global webhook filter: set `WEBHOOK_EVENTS_MESSAGES_UPSERT=false` to leave an event out. When any is `true`, only those set `true` are sent.' },
+  { env: 'WEBHOOK_REQUEST_TIMEOUT_MS', default: '30000', meaning: 'Time limit of one webhook request.' },
+  { env: 'WEBHOOK_RETRY_MAX_ATTEMPTS', default: '10', meaning: 'Attempts per delivery before it is dead-lettered.' },
+  { env: 'WEBHOOK_RETRY_INITIAL_DELAY_SECONDS', default: '10', meaning: 'Wait after the first failed attempt.' },
+  { env: 'WEBHOOK_RETRY_MAX_DELAY_SECONDS', default: '21600', meaning: 'Longest wait between attempts.' },
+  { env: 'WEBHOOK_RETRY_BACKOFF_FACTOR', default: '4', meaning: 'Growth of the wait per attempt (10 attempts span about a day with the defaults).' },
+  { env: 'WEBHOOK_RETRY_JITTER_FACTOR', default: '0.2', meaning: 'Random spread applied to each wait (±20 %).' },
+  { env: 'WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES', default: '400,401,403,404,422', meaning: 'Receiver statuses that dead-letter a delivery at once.' },
+  { env: 'WEBHOOK_SIGNING_SECRET', default: '', meaning: 'Standard Webhooks secret (`whsec_…`) used to sign deliveries of webhooks without a secret of their own, and the global webhook.' },
+  { env: 'SECRETS_KEY', default: '(generated)', meaning: 'Base64 32-byte key sealing stored secrets (instance keys, provider tokens). Generated into `DATA_DIR/secrets-key` when unset; set the same value on every node.' },
+  { env: 'NODE_ID', default: '<hostname>-<pid>', meaning: 'Name of this node (in logs and queue leases).' },
+];
+
+const logLevels: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+class ConfigReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Record<string, string | undefined>) {}
+
+  string(name: string, fallback: string): string {
+    const value = this.env[name];
+    return value === undefined || value === '' ? fallback : value;
+  }
+
+  optional(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.env[name];
+    if (value === undefined || value === '') return fallback;
+    const lower = value.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+    if (['false', '0', 'no', 'off'].includes(lower)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const value = this.env[name];
+    if (value === undefined || value === '') return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const value = this.env[name];
+    if (value === undefined || value === '') return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
+      this.problems.push(`${name} must be a number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return parsed;
+  }
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the configuration; throws a ConfigError listing every bad setting. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const read = new ConfigReader(env);
+  const port = read.int('SERVER_PORT', 8080, 0, 65535);
+  const rawLevel = read.string('LOG_LEVEL', 'info').toLowerCase();
+  // Evolution deployments carry lists such as "ERROR,WARN,INFO"; map them to the most verbose pino level named.
+  const logLevel = logLevels.includes(rawLevel as LogLevel)
+    ? (rawLevel as LogLevel)
+    : rawLevel.includes('debug') || rawLevel.includes('verbose')
+      ? 'debug'
+      : rawLevel.includes('info') || rawLevel.includes('log')
+        ? 'info'
+        : rawLevel.includes('warn')
+          ? 'warn'
+          : rawLevel.includes('error')
+            ? 'error'
+            : 'info';
+  const databaseUri = read.string('DATABASE_CONNECTION_URI', 'file:./data/switchboard.db');
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUri)) {
+    read.problems.push('DATABASE_CONNECTION_URI must start with file: (SQLite) or postgres:// (PostgreSQL)');
+  }
+  const globalUrl = read.optional('WEBHOOK_GLOBAL_URL');
+  if (globalUrl !== undefined && !/^https?:\/\//.test(globalUrl)) {
+    read.problems.push('WEBHOOK_GLOBAL_URL must start with http:// or https://');
+  }
+  const webhookGlobalEvents: Record<string, boolean> = {};
+  for (const [key, value] of Object.entries(env)) {
+    const match = /^WEBHOOK_EVENTS_([A-Z0-9_]+)$/.exec(key);
+    if (match && value !== undefined && value !== '' && !['ERRORS', 'ERRORS_WEBHOOK'].includes(match[1])) {
+      webhookGlobalEvents[match[1]] = read.bool(key, true);
+    }
+  }
+  const statuses = read.string('WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES', '400,401,403,404,422');
+  const nonRetryable = statuses
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (nonRetryable.some((n) => !Number.isInteger(n) || n < 100 || n > 599)) {
+    read.problems.push('WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES must be a comma list of HTTP statuses');
+  }
+  const signingSecret = read.optional('WEBHOOK_SIGNING_SECRET');
+  if (signingSecret !== undefined && !/^whsec_[A-Za-z0-9+/=]+$/.test(signingSecret)) {
+    read.problems.push('WEBHOOK_SIGNING_SECRET must look like whsec_<base64>');
+  }
+
+  const config: Config = {
+    port,
+    host: read.string('SERVER_HOST', '0.0.0.0'),
+    serverUrl: read.string('SERVER_URL', `http://localhost:${port}`).replace(/\/+$/, ''),
+    globalApiKey: read.optional('AUTHENTICATION_API_KEY'),
+    exposeApiKeyInEvents: read.bool('AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES', false),
+    databaseUri,
+    dataDir: read.string('DATA_DIR', './data'),
+    logLevel,
+    corsOrigin: read.string('CORS_ORIGIN', '*'),
+    mediaMaxBytes: read.int('MEDIA_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    mediaFetchTimeoutMs: read.int('MEDIA_FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+    outboundDenyPrivate: read.bool('OUTBOUND_DENY_PRIVATE', false),
+    sendExpireAfterMs: read.int('SEND_EXPIRE_AFTER_MS', 24 * 3600_000, 1000, 365 * 24 * 3600_000),
+    sendRetryMaxAttempts: read.int('SEND_RETRY_MAX_ATTEMPTS', 5, 1, 100),
+    sendRetryBaseMs: read.int('SEND_RETRY_BASE_MS', 1000, 1, 3600_000),
+    sandboxAutoLink: read.bool('SANDBOX_AUTO_LINK', false),
+    qrcodeLimit: read.int('QRCODE_LIMIT', 30, 1, 1000),
+    qrcodeColor: read.string('QRCODE_COLOR', '#198754'),
+    qrcodeTtlMs: read.int('QRCODE_TTL_MS', 60_000, 1000, 3600_000),
+    webhookGlobalEnabled: read.bool('WEBHOOK_GLOBAL_ENABLED', false),
+    webhookGlobalUrl: globalUrl,
+    webhookGlobalByEvents: read.bool('WEBHOOK_GLOBAL_WEBHOOK_BY_EVENTS', false),
+    webhookGlobalEvents,
+    webhookRequestTimeoutMs: read.int('WEBHOOK_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    webhookRetryMaxAttempts: read.int('WEBHOOK_RETRY_MAX_ATTEMPTS', 10, 1, 100),
+    webhookRetryInitialDelayMs: read.number('WEBHOOK_RETRY_INITIAL_DELAY_SECONDS', 10, 0.001, 86400) * 1000,
+    webhookRetryMaxDelayMs: read.number('WEBHOOK_RETRY_MAX_DELAY_SECONDS', 21600, 0.001, 7 * 86400) * 1000,
+    webhookRetryBackoffFactor: read.number('WEBHOOK_RETRY_BACKOFF_FACTOR', 4, 1, 100),
+    webhookRetryJitterFactor: read.number('WEBHOOK_RETRY_JITTER_FACTOR', 0.2, 0, 1),
+    webhookNonRetryableStatuses: nonRetryable,
+    webhookSigningSecret: signingSecret,
+    nodeId: read.string('NODE_ID', `${hostname()}-${process.pid}`),
+    secretsKey: read.optional('SECRETS_KEY'),
+  };
+  if (read.problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n- ${read.problems.join('\n- ')}`);
+  }
+  return config;
+}

@@ -1,0 +1,25 @@
+// Which operations each integration kind offers; the rest answer 400 "Method not available on …".
+import { badRequest } from '../api/errors.js';
+import type { Integration } from '../instances/model.js';
+
+export type Operation = 'text' | 'media' | 'list' | 'poll' | 'sticker' | 'status' | 'presence' | 'privacy';
+
+const unavailable: Record<Integration, Operation[]> = {
+  'WHATSAPP-BAILEYS': [],
+  SANDBOX: [],
+  'WHATSAPP-BUSINESS': ['poll', 'sticker', 'status', 'presence', 'privacy'],
+  EVOLUTION: ['list', 'poll', 'sticker', 'status', 'presence', 'privacy'],
+};
+
+const channelNames: Record<Integration, string> = {
+  'WHATSAPP-BAILEYS': 'WhatsApp Baileys',
+  SANDBOX: 'Sandbox',
+  'WHATSAPP-BUSINESS': 'WhatsApp Business API',
+  EVOLUTION: 'Evolution Channel',
+};
+
+export function assertSupported(integration: Integration, operation: Operation): void {
+  if (unavailable[integration].includes(operation)) {
+    throw badRequest(`Method not available on ${channelNames[integration]} (integration ${integration} cannot do ${operation})`);
+  }
+}

@@ -1,0 +1,77 @@
+// The one interface every integration kind implements, and what the core offers connectors in return.
+import type { ConnectionState, Instance, PrivacySettings } from '../instances/model.js';
+import type { MessageStatus } from '../messages/status.js';
+
+/** A message ready to leave: the stored record's key and content, with the media bytes to upload. */
+export interface OutboundMessage {
+  keyId: string;
+  remoteJid: string;
+  messageType: string;
+  /** The WhatsApp message content as stored and returned (`{imageMessage: {...}}`, `{conversation: "…"}`). */
+  content: Record<string, unknown>;
+  /** Status posts: who may see them. */
+  statusJidList?: string[];
+}
+
+export interface QrState {
+  code: string;
+  base64: string;
+  count: number;
+  pairingCode: string | null;
+}
+
+export interface InboundMessage {
+  keyId: string;
+  remoteJid: string;
+  fromMe: boolean;
+  participant?: string | null;
+  pushName: string | null;
+  messageType: string;
+  content: Record<string, unknown>;
+  timestamp: number;
+}
+
+/** Thrown by connectors when a send may succeed if tried again later. */
+export class TransientConnectorError extends Error {}
+
+/** Thrown by connectors when an operation is not available for the integration (answers 400). */
+export class UnsupportedOperationError extends Error {}
+
+export type PrivacySettingsLike = PrivacySettings;
+
+export type Presence = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused';
+
+export interface Connector {
+  /** Connects using the stored session, or starts the linking flow (QR) when there is none. */
+  start(): Promise<void>;
+  /** Closes the live connection, keeping the session for the next start. */
+  stop(): Promise<void>;
+  /** Unlinks the account and forgets the session. */
+  logout(): Promise<void>;
+  state(): ConnectionState;
+  /** The current QR code when the instance is waiting to be linked. */
+  qr(): QrState | null;
+  send(message: OutboundMessage): Promise<void>;
+  sendPresence(chatJid: string, presence: Presence): Promise<void>;
+  updatePrivacy(settings: PrivacySettings): Promise<void>;
+  markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
+  /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
+  uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
+}
+
+/** What a connector reports back; the core stores it and emits the matching events. */
+export interface ConnectorHost {
+  connectionChanged(
+    instanceId: string,
+    change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },
+  ): Promise<void>;
+  qrUpdated(instanceId: string, qr: QrState): Promise<void>;
+  messageReceived(instanceId: string, message: InboundMessage): Promise<void>;
+  messageStatus(instanceId: string, keyId: string, status: MessageStatus): Promise<void>;
+  presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
+  loggedOut(instanceId: string): Promise<void>;
+  loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
+  saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;
+}
+
+export type ConnectorFactory = (instance: Instance, host: ConnectorHost) => Connector;

@@ -1,0 +1,33 @@
+// Phone numbers and user addresses on the sandbox network: parsing, validation and the address form.
+
+/** The server part of a user address, as WhatsApp writes it. */
+export const USER_SERVER = 's.whatsapp.net';
+export const STATUS_BROADCAST = 'status@broadcast';
+
+export const NUMBER_RULE = 'number must be 5 to 15 digits (a leading "+", spaces and dashes are ignored)';
+
+/** The digits of a phone number typed by a person, or null when it breaks the 5–15 digit rule. */
+export function parseNumber(value: string): string | null {
+  const digits = value.replace(/[+\s-]/g, '');
+  return /^\d{5,15}$/.test(digits) ? digits : null;
+}
+
+export function userJid(digits: string): string {
+  return `${digits}@${USER_SERVER}`;
+}
+
+/**
+ * A user address from a number or an address (`5511…@s.whatsapp.net`, `…@c.us`, with or without a
+ * `:device` suffix); null for anything else (groups, broadcast lists, malformed input).
+ */
+export function parseUserAddress(value: string): string | null {
+  const at = value.indexOf('@');
+  if (at === -1) {
+    const digits = parseNumber(value);
+    return digits === null ? null : userJid(digits);
+  }
+  const server = value.slice(at + 1);
+  if (server !== USER_SERVER && server !== 'c.us') return null;
+  const user = value.slice(0, at).split(':')[0];
+  return /^\d{5,15}$/.test(user) ? userJid(user) : null;
+}

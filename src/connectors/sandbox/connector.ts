@@ -1,0 +1,212 @@
+// The SANDBOX connector of one instance: its link state, its QR flow, and its side of the network.
+import type { Logger } from '../../logger.js';
+import type { ConnectionState, Instance, PrivacySettings } from '../../instances/model.js';
+import {
+  TransientConnectorError,
+  type Connector,
+  type ConnectorHost,
+  type OutboundMessage,
+  type Presence,
+  type QrState,
+} from '../connector.js';
+import type { LinkCodes } from './codes.js';
+import type { UploadedMedia } from './media-store.js';
+import { checkPrivacy } from './privacy.js';
+import { QrFlow } from './qr-flow.js';
+import type { LinkedParty } from './router.js';
+import { readSession, type SandboxSession } from './session.js';
+
+/** What a connector needs from the network it lives on. */
+export interface NetworkSide {
+  host: ConnectorHost;
+  codes: LinkCodes;
+  qr: { ttlMs: number; limit: number; render: (code: string) => Promise<string> };
+  /** Registers the connector as the live one of its instance (on start). */
+  attach(connector: SandboxConnector): void;
+  /** Unregisters it (on stop and logout) when it is still the live one. */
+  detach(connector: SandboxConnector): void;
+  send(sender: LinkedParty, message: OutboundMessage): Promise<void>;
+  markRead(readerId: string, keys: { remoteJid: string; keyId: string }[]): Promise<void>;
+  sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void>;
+  uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
+}
+
+export const QR_LIMIT_REASON = 'QR code limit reached';
+
+export class SandboxConnector implements Connector {
+  readonly instanceId: string;
+  private status: ConnectionState = 'close';
+  private owner: SandboxSession | null = null;
+  private flow: QrFlow | null = null;
+  private running = false;
+  /** Bumped by every start, stop, logout and link, so work that awaited across one of them stands down. */
+  private epoch = 0;
+
+  constructor(
+    instance: Instance,
+    private readonly network: NetworkSide,
+    private readonly logger: Logger,
+  ) {
+    this.instanceId = instance.id;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    const epoch = ++this.epoch;
+    this.network.attach(this);
+    try {
+      const session = readSession(await this.network.host.loadSession(this.instanceId));
+      if (epoch !== this.epoch) return;
+      if (session) await this.open(session);
+      else await this.beginQr(epoch);
+    } catch (error) {
+      // A failed start leaves the connector closed, so the next start tries again.
+      if (epoch === this.epoch) this.shutDown();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.shutDown();
+    this.network.detach(this);
+  }
+
+  async logout(): Promise<void> {
+    this.shutDown();
+    this.network.detach(this);
+    await this.network.host.saveSession(this.instanceId, null);
+    await this.network.codes.removeAllOf(this.instanceId);
+    this.logger.info('sandbox instance logged out');
+    await this.network.host.loggedOut(this.instanceId);
+  }
+
+  state(): ConnectionState {
+    return this.status;
+  }
+
+  qr(): QrState | null {
+    return this.flow?.current() ?? null;
+  }
+
+  async send(message: OutboundMessage): Promise<void> {
+    await this.network.send(this.partyOrThrow(), message);
+  }
+
+  async sendPresence(chatJid: string, presence: Presence): Promise<void> {
+    const party = this.linked();
+    // Presence is momentary: when not connected there is nobody to show it to.
+    if (party) await this.network.sendPresence(party, chatJid, presence);
+  }
+
+  async updatePrivacy(settings: PrivacySettings): Promise<void> {
+    // The core keeps the values on the instance; the network reads them from there (read receipts).
+    checkPrivacy(settings);
+  }
+
+  async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
+    this.partyOrThrow();
+    await this.network.markRead(this.instanceId, keys);
+  }
+
+  /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
+  async uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia> {
+    return this.network.uploadMedia(encrypted, kind);
+  }
+
+  /** Who this instance is on the network while it is live and linked, else null. */
+  linked(): LinkedParty | null {
+    if (this.status !== 'open' || !this.owner) return null;
+    return { instanceId: this.instanceId, ownerJid: this.owner.ownerJid, profileName: this.owner.profileName };
+  }
+
+  /** Whether start() ran and no stop or logout followed (the connector would go open on a link). */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The session was just saved by a scan or an auto-link: end the QR flow and go open. */
+  async link(session: SandboxSession): Promise<void> {
+    this.epoch++;
+    this.endQr();
+    await this.network.codes.removeAllOf(this.instanceId);
+    this.logger.info({ ownerJid: session.ownerJid }, 'sandbox instance linked');
+    await this.open(session);
+  }
+
+  /** Ends timers without events; used when a newer connector replaces this one. */
+  dispose(): void {
+    this.shutDown();
+  }
+
+  private async open(session: SandboxSession): Promise<void> {
+    this.owner = session;
+    this.status = 'open';
+    await this.network.host.connectionChanged(this.instanceId, {
+      state: 'open',
+      ownerJid: session.ownerJid,
+      profileName: session.profileName,
+    });
+  }
+
+  private async beginQr(epoch: number): Promise<void> {
+    const { host, codes, qr } = this.network;
+    const flow: QrFlow = new QrFlow({
+      instanceId: this.instanceId,
+      codes,
+      render: qr.render,
+      ttlMs: qr.ttlMs,
+      limit: qr.limit,
+      onQr: (state) => host.qrUpdated(this.instanceId, state),
+      onLimit: (): Promise<void> => this.limitReached(flow),
+      onError: (error) => this.qrFailed(flow, error),
+    });
+    this.flow = flow;
+    this.status = 'connecting';
+    // Connecting first, then the QR (the order Evolution reports them in).
+    await host.connectionChanged(this.instanceId, { state: 'connecting' });
+    if (epoch !== this.epoch) return;
+    await flow.begin();
+  }
+
+  private async limitReached(flow: QrFlow): Promise<void> {
+    if (this.flow !== flow) return;
+    this.flow = null;
+    this.status = 'close';
+    this.running = false;
+    this.logger.info('sandbox QR code limit reached');
+    await this.network.host.connectionChanged(this.instanceId, {
+      state: 'close',
+      reason: QR_LIMIT_REASON,
+      statusReason: 428,
+    });
+  }
+
+  private qrFailed(flow: QrFlow, error: unknown): void {
+    this.logger.error({ err: error }, 'sandbox QR code refresh failed');
+    if (this.flow !== flow) return;
+    this.shutDown();
+    this.network.host
+      .connectionChanged(this.instanceId, { state: 'close', reason: 'QR code could not be refreshed', statusReason: 500 })
+      .catch((reportError: unknown) => this.logger.error({ err: reportError }, 'reporting the QR failure failed'));
+  }
+
+  private partyOrThrow(): LinkedParty {
+    const party = this.linked();
+    if (!party) throw new TransientConnectorError('instance is not connected to the sandbox network');
+    return party;
+  }
+
+  private endQr(): void {
+    this.flow?.end();
+    this.flow = null;
+  }
+
+  private shutDown(): void {
+    this.epoch++;
+    this.endQr();
+    this.running = false;
+    this.status = 'close';
+    this.owner = null;
+  }
+}

@@ -1,0 +1,212 @@
+// The sandbox messenger network: its live connectors, linking (scan, auto-link), injection and media.
+import { ApiError, badRequest } from '../../api/errors.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import type { Instance } from '../../instances/model.js';
+import type { Db } from '../../store/db.js';
+import type { Connector, ConnectorHost } from '../connector.js';
+import { NUMBER_RULE, parseNumber, userJid } from './addresses.js';
+import { LinkCodes } from './codes.js';
+import { SandboxConnector, type NetworkSide } from './connector.js';
+import { newKeyId, newSandboxNumber } from './ids.js';
+import { shapeInjected, type InjectInput } from './inject.js';
+import { SandboxMediaStore, type UploadedMedia } from './media-store.js';
+import { qrColour, renderQr } from './qr-image.js';
+import { SandboxRouter, type InstanceLookup, type LinkedParty } from './router.js';
+import { readSession, sessionData, type SandboxSession } from './session.js';
+
+export interface SandboxNetworkDeps {
+  db: Db;
+  config: Config;
+  host: ConnectorHost;
+  lookup: InstanceLookup;
+  logger: Logger;
+}
+
+export interface LinkResult {
+  instanceId: string;
+  ownerJid: string;
+  profileName: string;
+}
+
+export interface InjectResult {
+  key: { remoteJid: string; fromMe: false; id: string };
+  pushName: string | null;
+  message: Record<string, unknown>;
+  messageType: string;
+  messageTimestamp: number;
+}
+
+export const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
+const maxProfileNameLength = 100;
+/** Generated numbers collide only by chance (10 random digits); a few draws always suffice. */
+const numberDraws = 20;
+
+export class SandboxNetwork {
+  private readonly live = new Map<string, SandboxConnector>();
+  private readonly codes: LinkCodes;
+  private readonly media: SandboxMediaStore;
+  private readonly router: SandboxRouter;
+  private readonly side: NetworkSide;
+  /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
+  private linking: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: SandboxNetworkDeps) {
+    const { config, host, lookup, logger } = deps;
+    this.codes = new LinkCodes(deps.db);
+    this.media = new SandboxMediaStore(config.dataDir, config.serverUrl);
+    this.router = new SandboxRouter({ host, lookup, logger, linked: (id) => this.live.get(id)?.linked() ?? null });
+    if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
+      logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
+    }
+    const colour = qrColour(config.qrcodeColor);
+    this.side = {
+      host,
+      codes: this.codes,
+      qr: { ttlMs: config.qrcodeTtlMs, limit: config.qrcodeLimit, render: (code) => renderQr(code, colour) },
+      attach: (connector) => this.attach(connector),
+      detach: (connector) => {
+        if (this.live.get(connector.instanceId) === connector) this.live.delete(connector.instanceId);
+      },
+      send: (sender, message) => this.router.send(sender, message),
+      markRead: (readerId, keys) => this.router.markRead(readerId, keys),
+      sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
+      uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
+    };
+  }
+
+  /** The connector of a SANDBOX instance; it replaces (and quiets) any earlier one of the same instance. */
+  createConnector(instance: Instance): Connector {
+    const connector = new SandboxConnector(instance, this.side, this.deps.logger.child({ instance: instance.name }));
+    this.attach(connector);
+    return connector;
+  }
+
+  /** What a phone scanning the QR code does: links the instance showing `code` to `number`. */
+  scan(code: string, number: string, profileName?: string): Promise<LinkResult> {
+    return this.serialized(async () => {
+      const row = typeof code === 'string' && code.trim() !== '' ? await this.codes.findValid(code.trim(), Date.now()) : null;
+      const connector = row ? this.live.get(row.instanceId) : undefined;
+      // Only the code the instance shows right now links it (a stale row can't, nor one of a stopped instance).
+      if (!row || !connector || connector.qr()?.code !== row.code) throw badRequest(CODE_PROBLEM);
+      const ownerJid = this.freeAddress(number, row.instanceId);
+      const instance = this.deps.lookup.byId(row.instanceId);
+      const session: SandboxSession = { ownerJid, profileName: profileNameOf(profileName, instance?.name ?? ownerJid.split('@')[0]) };
+      await this.deps.host.saveSession(row.instanceId, sessionData(session));
+      await connector.link(session);
+      return { instanceId: row.instanceId, ...session };
+    });
+  }
+
+  /** Links without a QR code (SANDBOX_AUTO_LINK): to `number`, or to a generated unused one. */
+  autoLink(instance: Instance, number?: string): Promise<LinkResult> {
+    return this.serialized(async () => {
+      if (instance.integration !== 'SANDBOX') throw badRequest(`instance ${instance.name} is not a SANDBOX instance`);
+      const stored = readSession(await this.deps.host.loadSession(instance.id));
+      if (stored) throw badRequest(`instance ${instance.name} is already linked`);
+      const ownerJid = number !== undefined ? this.freeAddress(number, instance.id) : this.generatedAddress(instance.id);
+      const session: SandboxSession = { ownerJid, profileName: instance.name };
+      await this.deps.host.saveSession(instance.id, sessionData(session));
+      const connector = this.live.get(instance.id);
+      // A running connector goes open now; a created one is started (it finds the session and reports open);
+      // without a connector here, the instance's next start() does that.
+      if (connector?.isRunning()) await connector.link(session);
+      else if (connector) await connector.start();
+      else await this.codes.removeAllOf(instance.id);
+      return { instanceId: instance.id, ...session };
+    });
+  }
+
+  /** Simulates a message from any outside number to a linked sandbox instance. */
+  async inject(instanceId: string, input: InjectInput): Promise<InjectResult> {
+    const party = this.live.get(instanceId)?.linked();
+    if (!party) {
+      const name = this.deps.lookup.byId(instanceId)?.name ?? instanceId;
+      throw badRequest(`instance ${name} is not linked; scan its QR code first`);
+    }
+    const shaped = shapeInjected(input);
+    if (shaped.remoteJid === party.ownerJid) throw badRequest('from must be another number than the instance\'s own');
+    const id = newKeyId();
+    const timestamp = Math.floor(Date.now() / 1000);
+    await this.deps.host.messageReceived(instanceId, {
+      keyId: id,
+      remoteJid: shaped.remoteJid,
+      fromMe: false,
+      pushName: shaped.pushName,
+      messageType: shaped.messageType,
+      content: shaped.content,
+      timestamp,
+    });
+    return {
+      key: { remoteJid: shaped.remoteJid, fromMe: false, id },
+      pushName: shaped.pushName,
+      message: shaped.content,
+      messageType: shaped.messageType,
+      messageTimestamp: timestamp,
+    };
+  }
+
+  /** Stores encrypted media on the sandbox "CDN"; `kind` is the media kind (image, video, …). */
+  async uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia> {
+    const uploaded = await this.media.upload(encrypted);
+    this.deps.logger.debug({ kind, bytes: encrypted.length, directPath: uploaded.directPath }, 'sandbox media uploaded');
+    return uploaded;
+  }
+
+  /** The media file named `fileName` (`<id>.enc`), or null for an unknown or malformed name. */
+  readMedia(fileName: string): Promise<Buffer | null> {
+    return this.media.read(fileName);
+  }
+
+  /** The instance as a party on the network when its connector is live and linked here. */
+  linkedParty(instanceId: string): LinkedParty | null {
+    return this.live.get(instanceId)?.linked() ?? null;
+  }
+
+  private attach(connector: SandboxConnector): void {
+    const previous = this.live.get(connector.instanceId);
+    if (previous && previous !== connector) previous.dispose();
+    this.live.set(connector.instanceId, connector);
+  }
+
+  /** The address for `number` when it is valid and linked to no other sandbox instance; else a 400. */
+  private freeAddress(number: string, instanceId: string): string {
+    const digits = typeof number === 'string' ? parseNumber(number) : null;
+    if (digits === null) throw badRequest(NUMBER_RULE);
+    const address = userJid(digits);
+    if (this.ownerOf(address, instanceId)) throw badRequest(`number ${digits} is already linked to another sandbox instance`);
+    return address;
+  }
+
+  private generatedAddress(instanceId: string): string {
+    for (let draw = 0; draw < numberDraws; draw++) {
+      const address = userJid(newSandboxNumber());
+      if (!this.ownerOf(address, instanceId)) return address;
+    }
+    throw new ApiError(500, 'could not find an unused sandbox number');
+  }
+
+  /** Whether another instance holds `address`, per the registry or a live connector here. */
+  private ownerOf(address: string, instanceId: string): boolean {
+    const registered = this.deps.lookup.byOwnerJid(address);
+    if (registered && registered.id !== instanceId) return true;
+    for (const connector of this.live.values()) {
+      if (connector.instanceId !== instanceId && connector.linked()?.ownerJid === address) return true;
+    }
+    return false;
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.linking.then(work, work);
+    this.linking = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function profileNameOf(given: string | undefined, fallback: string): string {
+  if (given === undefined || given === null) return fallback;
+  if (typeof given !== 'string') throw badRequest('profileName must be a string');
+  const trimmed = given.trim();
+  if (trimmed.length > maxProfileNameLength) throw badRequest(`profileName must be at most ${maxProfileNameLength} characters`);
+  return trimmed === '' ? fallback : trimmed;
+}

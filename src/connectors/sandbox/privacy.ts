@@ -1,0 +1,27 @@
+// Privacy values the sandbox network understands (WhatsApp's), and what they change on the network.
+import { badRequest } from '../../api/errors.js';
+import type { Instance, PrivacySettings } from '../../instances/model.js';
+
+const allowed: Record<keyof PrivacySettings, readonly string[]> = {
+  readreceipts: ['all', 'none'],
+  profile: ['all', 'contacts', 'contact_blacklist', 'none'],
+  status: ['all', 'contacts', 'contact_blacklist', 'none'],
+  online: ['all', 'match_last_seen'],
+  last: ['all', 'contacts', 'contact_blacklist', 'none'],
+  groupadd: ['all', 'contacts', 'contact_blacklist'],
+};
+
+/** Throws a 400 naming every field whose value WhatsApp would refuse. */
+export function checkPrivacy(settings: PrivacySettings): void {
+  const problems: string[] = [];
+  for (const [field, values] of Object.entries(allowed) as [keyof PrivacySettings, readonly string[]][]) {
+    const value = settings[field];
+    if (value !== undefined && !values.includes(value)) problems.push(`${field} must be one of: ${values.join(', ')}`);
+  }
+  if (problems.length > 0) throw badRequest(...problems);
+}
+
+/** Whether the instance sends read receipts (WhatsApp: turning them off hides your reads from others). */
+export function sendsReadReceipts(instance: Instance | undefined): boolean {
+  return instance?.privacy?.readreceipts !== 'none';
+}

@@ -1,0 +1,139 @@
+// Message routing between sandbox instances: delivery, status posts, receipts and presence.
+import type { Logger } from '../../logger.js';
+import type { Instance } from '../../instances/model.js';
+import type { ConnectorHost, InboundMessage, OutboundMessage, Presence } from '../connector.js';
+import { parseUserAddress, STATUS_BROADCAST } from './addresses.js';
+import { sendsReadReceipts } from './privacy.js';
+
+/** A sandbox instance that is live and linked: who it is on the network. */
+export interface LinkedParty {
+  instanceId: string;
+  ownerJid: string;
+  profileName: string;
+}
+
+/** How the network finds instances (the core's registry). */
+export interface InstanceLookup {
+  byId(id: string): Instance | undefined;
+  /** A SANDBOX instance currently linked with that owner address. */
+  byOwnerJid(jid: string): Instance | undefined;
+}
+
+export interface RouterDeps {
+  host: ConnectorHost;
+  lookup: InstanceLookup;
+  /** The instance as a party when its connector is live and linked on this node, else null. */
+  linked: (instanceId: string) => LinkedParty | null;
+  logger: Logger;
+}
+
+interface Recipient {
+  instance: Instance;
+  party: LinkedParty;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export class SandboxRouter {
+  constructor(private readonly deps: RouterDeps) {}
+
+  /** Sends `message` from `sender`; delivery is idempotent per key id (the core dedups on it). */
+  async send(sender: LinkedParty, message: OutboundMessage): Promise<void> {
+    if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
+    const { host } = this.deps;
+    const to = parseUserAddress(message.remoteJid);
+    if (to === sender.ownerJid) {
+      // "Message yourself": the own account has it at once; nothing to deliver elsewhere.
+      await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
+      await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
+      return;
+    }
+    const target = to === null ? null : this.recipient(to);
+    if (!target) {
+      this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
+      await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
+      return;
+    }
+    await host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null));
+    await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
+    await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
+    this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
+    if (target.instance.settings.readMessages) await this.readBy(target.instance, sender.instanceId, [message.keyId]);
+  }
+
+  /** The reader read `keys`; each sender that is a sandbox instance gets READ unless the reader hides reads. */
+  async markRead(readerId: string, keys: { remoteJid: string; keyId: string }[]): Promise<void> {
+    const reader = this.deps.lookup.byId(readerId);
+    if (!sendsReadReceipts(reader)) return;
+    for (const key of keys) {
+      const from = parseUserAddress(key.remoteJid);
+      const sender = from === null ? undefined : this.deps.lookup.byOwnerJid(from);
+      if (!sender || sender.id === readerId) continue;
+      await this.deps.host.messageStatus(sender.id, key.keyId, 'READ');
+    }
+  }
+
+  async sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void> {
+    const to = parseUserAddress(chatJid);
+    const target = to === null || to === sender.ownerJid ? null : this.recipient(to);
+    if (!target) return;
+    await this.deps.host.presenceReceived(target.party.instanceId, sender.ownerJid, sender.ownerJid, presence);
+  }
+
+  /** A status post: delivered to every linked instance in the audience, as WhatsApp shows statuses. */
+  private async postStatus(sender: LinkedParty, message: OutboundMessage): Promise<void> {
+    const { host } = this.deps;
+    const audience = new Set<string>();
+    for (const entry of message.statusJidList ?? []) {
+      const address = typeof entry === 'string' ? parseUserAddress(entry) : null;
+      if (address !== null && address !== sender.ownerJid) audience.add(address);
+    }
+    const viewers: Instance[] = [];
+    for (const address of audience) {
+      const target = this.recipient(address);
+      if (!target) continue;
+      await host.messageReceived(target.party.instanceId, this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid));
+      viewers.push(target.instance);
+    }
+    await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
+    if (viewers.length === 0) return;
+    await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
+    this.debug(sender, { keyId: message.keyId, viewers: viewers.length }, 'sandbox status delivered');
+    for (const viewer of viewers) {
+      if (viewer.settings.readStatus) await this.readBy(viewer, sender.instanceId, [message.keyId]);
+    }
+  }
+
+  private async readBy(reader: Instance, senderId: string, keyIds: string[]): Promise<void> {
+    if (!sendsReadReceipts(this.deps.lookup.byId(reader.id) ?? reader)) return;
+    for (const keyId of keyIds) await this.deps.host.messageStatus(senderId, keyId, 'READ');
+  }
+
+  /** The linked instance owning `address`, when its connector is live. */
+  private recipient(address: string): Recipient | null {
+    const instance = this.deps.lookup.byOwnerJid(address);
+    if (!instance) return null;
+    const party = this.deps.linked(instance.id);
+    if (!party || party.ownerJid !== address) return null;
+    return { instance, party };
+  }
+
+  private inbound(sender: LinkedParty, message: OutboundMessage, remoteJid: string, participant: string | null): InboundMessage {
+    return {
+      keyId: message.keyId,
+      remoteJid,
+      fromMe: false,
+      ...(participant !== null ? { participant } : {}),
+      pushName: sender.profileName,
+      messageType: message.messageType,
+      content: structuredClone(message.content),
+      timestamp: nowSeconds(),
+    };
+  }
+
+  private debug(sender: LinkedParty, details: Record<string, unknown>, text: string): void {
+    const { logger, lookup } = this.deps;
+    if (!logger.isLevelEnabled('debug')) return;
+    logger.debug({ instance: lookup.byId(sender.instanceId)?.name ?? sender.instanceId, ...details }, text);
+  }
+}

@@ -1,0 +1,100 @@
+// Per-instance event destination settings (webhook, websocket, …) kept in the store and cached in memory.
+import type { Db } from '../store/db.js';
+import type { Unit } from '../store/unit.js';
+import { resolveEventName, type EventName } from './catalog.js';
+
+export type SinkKind = 'webhook' | 'websocket' | 'rabbitmq' | 'nats';
+
+export interface SinkConfig {
+  enabled: boolean;
+  events: EventName[];
+  /** Sink-specific options: for webhooks url, byEvents, base64, headers, secretSealed. */
+  options: Record<string, unknown>;
+  updatedAt: number;
+}
+
+export interface WebhookOptions {
+  url: string;
+  byEvents: boolean;
+  base64: boolean;
+  headers: Record<string, string>;
+  secretSealed?: string;
+}
+
+export function webhookOptions(config: SinkConfig): WebhookOptions {
+  const o = config.options;
+  return {
+    url: typeof o.url === 'string' ? o.url : '',
+    byEvents: o.byEvents === true,
+    base64: o.base64 === true,
+    headers: (o.headers as Record<string, string> | undefined) ?? {},
+    secretSealed: typeof o.secretSealed === 'string' ? o.secretSealed : undefined,
+  };
+}
+
+export class SinkConfigs {
+  private readonly cache = new Map<string, Map<SinkKind, SinkConfig>>();
+
+  constructor(private readonly db: Db) {}
+
+  async load(): Promise<void> {
+    const rows = await this.db.selectFrom('event_sinks').selectAll().execute();
+    this.cache.clear();
+    for (const row of rows) {
+      this.remember(row.instance_id, row.sink as SinkKind, {
+        enabled: row.enabled === 1,
+        events: (JSON.parse(row.events) as string[]).map(resolveEventName).filter((e): e is EventName => !!e),
+        options: JSON.parse(row.options) as Record<string, unknown>,
+        updatedAt: row.updated_at,
+      });
+    }
+  }
+
+  get(instanceId: string, sink: SinkKind): SinkConfig | undefined {
+    return this.cache.get(instanceId)?.get(sink);
+  }
+
+  /** Stores a sink config inside the unit; the cache follows once the unit commits. */
+  async set(unit: Unit, instanceId: string, sink: SinkKind, config: SinkConfig): Promise<void> {
+    const row = {
+      instance_id: instanceId,
+      sink,
+      enabled: config.enabled ? 1 : 0,
+      events: JSON.stringify(config.events),
+      options: JSON.stringify(config.options),
+      updated_at: config.updatedAt,
+    };
+    await unit.tx
+      .insertInto('event_sinks')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['instance_id', 'sink']).doUpdateSet({
+          enabled: row.enabled,
+          events: row.events,
+          options: row.options,
+          updated_at: row.updated_at,
+        }),
+      )
+      .execute();
+    // Visible to event emission in this same unit (e.g. a creation webhook gets the creation's first events).
+    const previous = this.get(instanceId, sink);
+    this.remember(instanceId, sink, config);
+    unit.onRollback(() => {
+      if (previous) this.remember(instanceId, sink, previous);
+      else this.cache.get(instanceId)?.delete(sink);
+    });
+  }
+
+  forget(instanceId: string): void {
+    this.cache.delete(instanceId);
+  }
+
+  private remember(instanceId: string, sink: SinkKind, config: SinkConfig): void {
+    let sinks = this.cache.get(instanceId);
+    if (!sinks) {
+      sinks = new Map();
+      this.cache.set(instanceId, sinks);
+    }
+    sinks.set(sink, config);
+  }
+}

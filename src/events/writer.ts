@@ -1,0 +1,122 @@
+// Writes events into the outbox, with one pending delivery per matching webhook, inside the caller's unit.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Unit } from '../store/unit.js';
+import { eventSuffix, subscribed, wireName, type EventName } from './catalog.js';
+import { webhookOptions, type SinkConfigs } from './sink-configs.js';
+
+/** What an event needs to know about the instance it belongs to. */
+export interface EventSource {
+  id: string;
+  name: string;
+  ownerJid: string | null;
+  /** Only set when the operator opted in to exposing instance keys in events. */
+  apikey?: string | null;
+}
+
+export interface EventEnvelope {
+  id: string;
+  event: string;
+  instance: string;
+  data: unknown;
+  date_time: string;
+  sender: string | null;
+  server_url: string;
+  apikey: string | null;
+}
+
+export type DeliveryTarget = 'instance' | 'global';
+
+/** Listeners told (after commit) that an event was written; sinks other than webhooks hook in here. */
+export type EventListener = (envelope: EventEnvelope, instanceId: string | null, event: EventName) => void;
+
+export class EventWriter {
+  private readonly listeners: EventListener[] = [];
+  private wakeDeliveries: () => void = () => {};
+
+  constructor(
+    private readonly config: Config,
+    private readonly sinks: SinkConfigs,
+  ) {}
+
+  onDeliveriesQueued(wake: () => void): void {
+    this.wakeDeliveries = wake;
+  }
+
+  onEvent(listener: EventListener): void {
+    this.listeners.push(listener);
+  }
+
+  emit(unit: Unit, source: EventSource, event: EventName, data: unknown): EventEnvelope {
+    const now = Date.now();
+    const envelope: EventEnvelope = {
+      id: randomUUID(),
+      event: wireName(event),
+      instance: source.name,
+      data,
+      date_time: new Date(now).toISOString(),
+      sender: source.ownerJid,
+      server_url: this.config.serverUrl,
+      apikey: this.config.exposeApiKeyInEvents ? (source.apikey ?? null) : null,
+    };
+    const body = JSON.stringify(envelope);
+    // The outbox row is an insertion-ordered log: deliveries reference it by event id.
+    unit.insert('outbox', {
+      id: envelope.id,
+      instance_id: source.id,
+      instance_name: source.name,
+      event,
+      body,
+      created_at: now,
+    });
+    let queued = false;
+    for (const [target, url] of this.destinations(source.id, event)) {
+      unit.insert('deliveries', {
+        event_id: envelope.id,
+        outbox_seq: 0,
+        instance_id: source.id,
+        instance_name: source.name,
+        target,
+        url,
+        event,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+      });
+      queued = true;
+    }
+    unit.afterCommit(() => {
+      if (queued) this.wakeDeliveries();
+      for (const listener of this.listeners) listener(envelope, source.id, event);
+    });
+    return envelope;
+  }
+
+  private destinations(instanceId: string, event: EventName): [DeliveryTarget, string][] {
+    const out: [DeliveryTarget, string][] = [];
+    const hook = this.sinks.get(instanceId, 'webhook');
+    if (hook?.enabled && subscribed(hook.events, event)) {
+      const options = webhookOptions(hook);
+      if (/^https?:\/\//.test(options.url)) {
+        out.push(['instance', options.byEvents ? joinSuffix(options.url, eventSuffix(event)) : options.url]);
+      }
+    }
+    const { webhookGlobalEnabled, webhookGlobalUrl, webhookGlobalByEvents } = this.config;
+    if (webhookGlobalEnabled && webhookGlobalUrl && this.globalWants(event)) {
+      out.push(['global', webhookGlobalByEvents ? joinSuffix(webhookGlobalUrl, eventSuffix(event)) : webhookGlobalUrl]);
+    }
+    return out;
+  }
+
+  private globalWants(event: EventName): boolean {
+    const filter = this.config.webhookGlobalEvents;
+    const explicit = filter[event] ?? (event === 'GROUP_UPDATE' ? filter.GROUPS_UPDATE : undefined);
+    const anyOn = Object.values(filter).some((v) => v);
+    return anyOn ? explicit === true : explicit !== false;
+  }
+}
+
+function joinSuffix(url: string, suffix: string): string {
+  return `${url.replace(/\/+$/, '')}/${suffix}`;
+}

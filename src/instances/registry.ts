@@ -1,0 +1,263 @@
+// The registry of instances: rows in the store, mirrored in memory for by-name and by-key lookups on every request.
+import type { Selectable } from 'kysely';
+import type { Db } from '../store/db.js';
+import type { InstancesTable } from '../store/schema.js';
+import type { Unit } from '../store/unit.js';
+import type { SecretsBox } from '../util/secrets-box.js';
+import { hashApiKey } from './keys.js';
+import type { ConnectionState, Instance, Integration, PrivacySettings, Settings } from './model.js';
+
+function fromRow(row: Selectable<InstancesTable>): Instance {
+  return {
+    id: row.id,
+    name: row.name,
+    integration: row.integration as Integration,
+    status: row.status as ConnectionState,
+    ownerJid: row.owner_jid,
+    profileName: row.profile_name,
+    profilePicUrl: row.profile_pic_url,
+    profileStatus: row.profile_status,
+    number: row.number,
+    businessId: row.business_id,
+    apikeyHash: row.apikey_hash,
+    settings: {
+      rejectCall: row.reject_call === 1,
+      msgCall: row.msg_call,
+      groupsIgnore: row.groups_ignore === 1,
+      alwaysOnline: row.always_online === 1,
+      readMessages: row.read_messages === 1,
+      readStatus: row.read_status === 1,
+      syncFullHistory: row.sync_full_history === 1,
+    },
+    privacy: row.privacy ? (JSON.parse(row.privacy) as PrivacySettings) : null,
+    createdAt: row.created_at,
+  };
+}
+
+function settingsColumns(settings: Settings) {
+  return {
+    reject_call: settings.rejectCall ? 1 : 0,
+    msg_call: settings.msgCall,
+    groups_ignore: settings.groupsIgnore ? 1 : 0,
+    always_online: settings.alwaysOnline ? 1 : 0,
+    read_messages: settings.readMessages ? 1 : 0,
+    read_status: settings.readStatus ? 1 : 0,
+    sync_full_history: settings.syncFullHistory ? 1 : 0,
+  };
+}
+
+export interface NewInstance {
+  id: string;
+  name: string;
+  integration: Integration;
+  apikey: string;
+  number: string | null;
+  businessId: string | null;
+  providerToken: string | null;
+  settings: Settings;
+}
+
+export interface ConnectionChange {
+  status: ConnectionState;
+  ownerJid?: string | null;
+  profileName?: string | null;
+  profilePicUrl?: string | null;
+  profileStatus?: string | null;
+  disconnectionReason?: string | null;
+}
+
+export class InstanceRegistry {
+  private readonly byName = new Map<string, Instance>();
+  private readonly byId = new Map<string, Instance>();
+  private readonly byKeyHash = new Map<string, Instance>();
+  /** Unsealed instance keys, for answers to callers entitled to them and opted-in event envelopes. */
+  private readonly keys = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretsBox,
+  ) {}
+
+  async load(): Promise<void> {
+    const rows = await this.db.selectFrom('instances').selectAll().execute();
+    this.byName.clear();
+    this.byId.clear();
+    this.byKeyHash.clear();
+    for (const row of rows) {
+      this.remember(fromRow(row));
+      this.keys.set(row.id, this.box.open(row.apikey_sealed));
+    }
+  }
+
+  all(): Instance[] {
+    return [...this.byId.values()].sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  byInstanceName(name: string): Instance | undefined {
+    return this.byName.get(name);
+  }
+
+  byInstanceId(id: string): Instance | undefined {
+    return this.byId.get(id);
+  }
+
+  byApiKey(key: string): Instance | undefined {
+    return this.byKeyHash.get(hashApiKey(key));
+  }
+
+  isKeyInUse(key: string): boolean {
+    return this.byKeyHash.has(hashApiKey(key));
+  }
+
+  /** The instance's API key, for responses to callers entitled to it. */
+  apikeyOf(instance: Instance): string {
+    return this.keys.get(instance.id) ?? '';
+  }
+
+  async providerTokenOf(instance: Instance): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('instances')
+      .select('provider_token_sealed')
+      .where('id', '=', instance.id)
+      .executeTakeFirst();
+    return row?.provider_token_sealed ? this.box.open(row.provider_token_sealed) : null;
+  }
+
+  async insert(unit: Unit, input: NewInstance): Promise<Instance> {
+    const now = Date.now();
+    const row: Selectable<InstancesTable> = {
+      id: input.id,
+      name: input.name,
+      integration: input.integration,
+      status: 'close',
+      owner_jid: null,
+      profile_name: null,
+      profile_pic_url: null,
+      profile_status: null,
+      number: input.number,
+      business_id: input.businessId,
+      apikey_hash: hashApiKey(input.apikey),
+      apikey_sealed: this.box.seal(input.apikey),
+      provider_token_sealed: input.providerToken ? this.box.seal(input.providerToken) : null,
+      ...settingsColumns(input.settings),
+      privacy: null,
+      disconnection_reason: null,
+      disconnected_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await unit.tx.insertInto('instances').values(row).execute();
+    const instance = fromRow(row);
+    // Visible at once to this node's unit (events of the creation); undone if the unit rolls back.
+    this.remember(instance);
+    this.keys.set(instance.id, input.apikey);
+    unit.onRollback(() => this.forget(instance));
+    return instance;
+  }
+
+  async updateSettings(unit: Unit, instance: Instance, settings: Settings): Promise<Instance> {
+    await unit.tx
+      .updateTable('instances')
+      .set({ ...settingsColumns(settings), updated_at: Date.now() })
+      .where('id', '=', instance.id)
+      .execute();
+    return this.replaceAfterCommit(unit, { ...instance, settings });
+  }
+
+  async updatePrivacy(unit: Unit, instance: Instance, privacy: PrivacySettings): Promise<Instance> {
+    await unit.tx
+      .updateTable('instances')
+      .set({ privacy: JSON.stringify(privacy), updated_at: Date.now() })
+      .where('id', '=', instance.id)
+      .execute();
+    return this.replaceAfterCommit(unit, { ...instance, privacy });
+  }
+
+  async updateConnection(unit: Unit, instance: Instance, change: ConnectionChange): Promise<Instance> {
+    const next: Instance = {
+      ...instance,
+      status: change.status,
+      ownerJid: change.ownerJid !== undefined ? change.ownerJid : instance.ownerJid,
+      profileName: change.profileName !== undefined ? change.profileName : instance.profileName,
+      profilePicUrl: change.profilePicUrl !== undefined ? change.profilePicUrl : instance.profilePicUrl,
+      profileStatus: change.profileStatus !== undefined ? change.profileStatus : instance.profileStatus,
+    };
+    await unit.tx
+      .updateTable('instances')
+      .set({
+        status: next.status,
+        owner_jid: next.ownerJid,
+        profile_name: next.profileName,
+        profile_pic_url: next.profilePicUrl,
+        profile_status: next.profileStatus,
+        ...(change.status === 'close'
+          ? { disconnection_reason: change.disconnectionReason ?? null, disconnected_at: Date.now() }
+          : {}),
+        updated_at: Date.now(),
+      })
+      .where('id', '=', instance.id)
+      .execute();
+    return this.replaceAfterCommit(unit, next);
+  }
+
+  /** Removes the instance and everything stored for it. */
+  async remove(unit: Unit, instance: Instance): Promise<void> {
+    const id = instance.id;
+    const tx = unit.tx;
+    await tx.deleteFrom('send_queue').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('message_status').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('messages').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('event_sinks').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('sessions').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('sandbox_codes').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').execute();
+    // The instance's event log goes too, except events still owed to the global webhook.
+    await tx
+      .deleteFrom('outbox')
+      .where('instance_id', '=', id)
+      .where('id', 'not in', tx.selectFrom('deliveries').select('event_id').where('instance_id', '=', id))
+      .execute();
+    await tx.deleteFrom('instances').where('id', '=', id).execute();
+    unit.afterCommit(() => this.forget(instance));
+  }
+
+  /** Re-reads one instance from the store (after another component changed it). */
+  async refresh(id: string): Promise<Instance | undefined> {
+    const row = await this.db.selectFrom('instances').selectAll().where('id', '=', id).executeTakeFirst();
+    const current = this.byId.get(id);
+    if (current) this.unindex(current);
+    if (!row) {
+      this.keys.delete(id);
+      return undefined;
+    }
+    const instance = fromRow(row);
+    this.remember(instance);
+    return instance;
+  }
+
+  private replaceAfterCommit(unit: Unit, next: Instance): Instance {
+    unit.afterCommit(() => {
+      const current = this.byId.get(next.id);
+      if (current) this.unindex(current);
+      this.remember(next);
+    });
+    return next;
+  }
+
+  private remember(instance: Instance): void {
+    this.byName.set(instance.name, instance);
+    this.byId.set(instance.id, instance);
+    this.byKeyHash.set(instance.apikeyHash, instance);
+  }
+
+  private forget(instance: Instance): void {
+    this.keys.delete(instance.id);
+    this.unindex(instance);
+  }
+
+  private unindex(instance: Instance): void {
+    this.byName.delete(instance.name);
+    this.byId.delete(instance.id);
+    this.byKeyHash.delete(instance.apikeyHash);
+  }
+}

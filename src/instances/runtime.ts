@@ -1,0 +1,220 @@
+// Live side of instances: one connector each, their lifecycle, and the host that turns connector reports into state and events.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../store/db.js';
+import { inUnit } from '../store/unit.js';
+import type { EventWriter } from '../events/writer.js';
+import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState } from '../connectors/connector.js';
+import type { MessageStatus } from '../messages/status.js';
+import type { StatusRecorder } from '../messages/status-recorder.js';
+import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
+import { sourceOfId } from '../messages/ids.js';
+import type { SendWorkers } from '../messages/send-worker.js';
+import type { InstanceRegistry } from './registry.js';
+import type { ConnectionState, Instance, Integration } from './model.js';
+import { eventSourceOf } from './event-source.js';
+
+export interface RuntimeDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  registry: InstanceRegistry;
+  events: EventWriter;
+  statuses: StatusRecorder;
+  workers: SendWorkers;
+  factories: Record<Integration, ConnectorFactory>;
+}
+
+export class InstanceRuntime implements ConnectorHost {
+  private readonly connectors = new Map<string, Connector>();
+
+  constructor(private readonly deps: RuntimeDeps) {}
+
+  connectorOf(instanceId: string): Connector | undefined {
+    return this.connectors.get(instanceId);
+  }
+
+  /** Creates the connector of an instance (idempotent). */
+  attach(instance: Instance): Connector {
+    let connector = this.connectors.get(instance.id);
+    if (!connector) {
+      connector = this.deps.factories[instance.integration](instance, this);
+      this.connectors.set(instance.id, connector);
+    }
+    return connector;
+  }
+
+  /** At start: every instance gets its connector; those with a session (or always-on kinds) connect. */
+  async startAll(): Promise<void> {
+    for (const instance of this.deps.registry.all()) {
+      const connector = this.attach(instance);
+      const session = await this.loadSession(instance.id);
+      if (session || instance.integration === 'EVOLUTION' || instance.status !== 'close') {
+        await connector.start().catch((error: unknown) =>
+          this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'),
+        );
+      }
+    }
+  }
+
+  async connect(instance: Instance): Promise<Connector> {
+    const connector = this.attach(instance);
+    if (connector.state() === 'close') await connector.start();
+    return connector;
+  }
+
+  async restart(instance: Instance): Promise<Connector> {
+    const connector = this.attach(instance);
+    await connector.stop();
+    await connector.start();
+    return connector;
+  }
+
+  async logout(instance: Instance): Promise<void> {
+    await this.attach(instance).logout();
+  }
+
+  /** Closes and forgets the connector of a deleted instance. */
+  async detach(instance: Instance): Promise<void> {
+    const connector = this.connectors.get(instance.id);
+    this.connectors.delete(instance.id);
+    await this.deps.workers.pause(instance.id);
+    if (connector) {
+      await connector.logout().catch(() => connector.stop());
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    const all = [...this.connectors.values()];
+    await Promise.all(all.map((c) => c.stop().catch(() => undefined)));
+  }
+
+  // ---- ConnectorHost ----
+
+  async connectionChanged(
+    instanceId: string,
+    change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },
+  ): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    const updated = await inUnit(this.deps.db, async (unit) => {
+      const next = await this.deps.registry.updateConnection(unit, instance, {
+        status: change.state,
+        ownerJid: change.ownerJid,
+        profileName: change.profileName,
+        disconnectionReason: change.reason ?? null,
+      });
+      this.deps.events.emit(unit, this.source(next), 'CONNECTION_UPDATE', {
+        instance: next.name,
+        state: change.state,
+        statusReason: change.statusReason ?? (change.state === 'open' ? 200 : change.state === 'connecting' ? 200 : 401),
+        ...(change.state === 'open' ? { wuid: next.ownerJid, profileName: next.profileName, profilePictureUrl: next.profilePicUrl } : {}),
+        ...(change.reason ? { reason: change.reason } : {}),
+      });
+      return next;
+    });
+    this.deps.logger.info({ instance: updated.name, state: change.state }, 'connection state changed');
+    if (change.state === 'open') this.deps.workers.resume(instanceId);
+    else await this.deps.workers.pause(instanceId);
+  }
+
+  async qrUpdated(instanceId: string, qr: QrState): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await inUnit(this.deps.db, async (unit) => {
+      this.deps.events.emit(unit, this.source(instance), 'QRCODE_UPDATED', {
+        qrcode: { instance: instance.name, pairingCode: qr.pairingCode, code: qr.code, base64: qr.base64 },
+      });
+    });
+  }
+
+  async messageReceived(instanceId: string, message: InboundMessage): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    const record: MessageRecord = {
+      id: randomUUID(),
+      instanceId,
+      keyId: message.keyId,
+      remoteJid: message.remoteJid,
+      fromMe: message.fromMe,
+      participant: message.participant ?? null,
+      pushName: message.pushName,
+      messageType: message.messageType,
+      content: message.content,
+      status: message.fromMe ? 'SERVER_ACK' : 'DELIVERY_ACK',
+      timestamp: message.timestamp,
+      source: sourceOfId(message.keyId),
+    };
+    await inUnit(this.deps.db, async (unit) => {
+      // The same message delivered twice (a retried send) is stored and announced once.
+      const inserted = await unit.tx
+        .insertInto('messages')
+        .values(rowFromRecord(record))
+        .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return;
+      this.deps.events.emit(unit, this.source(instance), 'MESSAGES_UPSERT', presentMessage(record));
+    });
+  }
+
+  async messageStatus(instanceId: string, keyId: string, status: MessageStatus): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await inUnit(this.deps.db, (unit) => this.deps.statuses.record(unit, instance, keyId, status));
+  }
+
+  async presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await inUnit(this.deps.db, async (unit) => {
+      this.deps.events.emit(unit, this.source(instance), 'PRESENCE_UPDATE', {
+        id: chatJid,
+        presences: { [senderJid]: { lastKnownPresence: presence } },
+      });
+    });
+  }
+
+  async loggedOut(instanceId: string): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await this.deps.workers.pause(instanceId);
+    await inUnit(this.deps.db, async (unit) => {
+      await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
+      const next = await this.deps.registry.updateConnection(unit, instance, {
+        status: 'close',
+        ownerJid: null,
+        profileName: null,
+        profilePicUrl: null,
+        disconnectionReason: 'logged out',
+      });
+      const source = this.source(instance);
+      this.deps.events.emit(unit, source, 'LOGOUT_INSTANCE', null);
+      this.deps.events.emit(unit, source, 'CONNECTION_UPDATE', { instance: next.name, state: 'close', statusReason: 401 });
+    });
+    this.deps.logger.info({ instance: instance.name }, 'instance logged out');
+  }
+
+  async loadSession(instanceId: string): Promise<Record<string, unknown> | null> {
+    const row = await this.deps.db.selectFrom('sessions').select('data').where('instance_id', '=', instanceId).executeTakeFirst();
+    return row ? (JSON.parse(row.data) as Record<string, unknown>) : null;
+  }
+
+  async saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void> {
+    const { db } = this.deps;
+    if (data === null) {
+      await db.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
+      return;
+    }
+    const row = { instance_id: instanceId, data: JSON.stringify(data), updated_at: Date.now() };
+    await db
+      .insertInto('sessions')
+      .values(row)
+      .onConflict((oc) => oc.column('instance_id').doUpdateSet({ data: row.data, updated_at: row.updated_at }))
+      .execute();
+  }
+
+  private source(instance: Instance) {
+    return eventSourceOf(instance, (i) => this.deps.registry.apikeyOf(i));
+  }
+}

@@ -1,0 +1,111 @@
+// Instance operations behind the API: create, delete, settings, privacy and event-destination settings.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Db } from '../store/db.js';
+import { inUnit } from '../store/unit.js';
+import type { EventWriter } from '../events/writer.js';
+import type { SinkConfig, SinkConfigs, SinkKind } from '../events/sink-configs.js';
+import { badRequest, forbidden } from '../api/errors.js';
+import { generateApiKey } from './keys.js';
+import type { InstanceRegistry } from './registry.js';
+import type { InstanceRuntime } from './runtime.js';
+import { eventSourceOf } from './event-source.js';
+import type { Instance, Integration, PrivacySettings, Settings } from './model.js';
+
+export interface CreateInstanceInput {
+  name: string;
+  integration: Integration;
+  token?: string;
+  number?: string;
+  businessId?: string;
+  settings: Settings;
+  sinks: { kind: SinkKind; config: SinkConfig }[];
+}
+
+const minClientKeyLength = 16;
+
+export class InstanceService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      config: Config;
+      registry: InstanceRegistry;
+      runtime: InstanceRuntime;
+      events: EventWriter;
+      sinks: SinkConfigs;
+    },
+  ) {}
+
+  async create(input: CreateInstanceInput): Promise<{ instance: Instance; apikey: string }> {
+    const { registry } = this.deps;
+    if (registry.byInstanceName(input.name)) throw forbidden(`This name "${input.name}" is already in use.`);
+    const businessToken = input.integration === 'WHATSAPP-BUSINESS' ? input.token : undefined;
+    if (input.integration === 'WHATSAPP-BUSINESS') {
+      if (!input.token) throw badRequest('token is required for WHATSAPP-BUSINESS (the Meta access token)');
+      if (!input.number) throw badRequest('number is required for WHATSAPP-BUSINESS (the phone-number id)');
+    }
+    let apikey = generateApiKey();
+    if (input.token && input.integration !== 'WHATSAPP-BUSINESS') {
+      if (input.token.length < minClientKeyLength) {
+        throw badRequest(`token must be at least ${minClientKeyLength} characters (it becomes the instance API key); omit it to get a generated key`);
+      }
+      if (registry.isKeyInUse(input.token)) throw badRequest('token is already the key of another instance; choose another or omit it');
+      apikey = input.token;
+    }
+    const id = randomUUID();
+    let instance: Instance | undefined;
+    try {
+      instance = await inUnit(this.deps.db, async (unit) => {
+        const created = await registry.insert(unit, {
+          id,
+          name: input.name,
+          integration: input.integration,
+          apikey,
+          number: input.number ?? null,
+          businessId: input.businessId ?? null,
+          providerToken: businessToken ?? null,
+          settings: input.settings,
+        });
+        for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
+        this.deps.events.emit(unit, eventSourceOf(created, () => apikey), 'INSTANCE_CREATE', {
+          instanceName: created.name,
+          instanceId: created.id,
+        });
+        return created;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw forbidden(`This name "${input.name}" is already in use.`);
+      throw error;
+    }
+    this.deps.runtime.attach(instance);
+    return { instance, apikey };
+  }
+
+  async remove(instance: Instance): Promise<void> {
+    await this.deps.runtime.detach(instance);
+    await inUnit(this.deps.db, async (unit) => {
+      const source = eventSourceOf(instance, (i) => this.deps.registry.apikeyOf(i));
+      this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id });
+      this.deps.events.emit(unit, source, 'REMOVE_INSTANCE', null);
+      await this.deps.registry.remove(unit, instance);
+      unit.afterCommit(() => this.deps.sinks.forget(instance.id));
+    });
+  }
+
+  async updateSettings(instance: Instance, settings: Settings): Promise<Instance> {
+    return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, settings));
+  }
+
+  async updatePrivacy(instance: Instance, privacy: PrivacySettings): Promise<Instance> {
+    return inUnit(this.deps.db, (unit) => this.deps.registry.updatePrivacy(unit, instance, privacy));
+  }
+
+  async setSink(instance: Instance, kind: SinkKind, config: SinkConfig): Promise<void> {
+    await inUnit(this.deps.db, (unit) => this.deps.sinks.set(unit, instance.id, kind, config));
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(e?.message ?? '');
+}

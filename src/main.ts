@@ -1,0 +1,62 @@
+// Process entry: configuration, store, services, HTTP server, graceful shutdown.
+import 'dotenv/config';
+import { resolve } from 'node:path';
+import { loadConfig, ConfigError } from './config.js';
+import { createLogger } from './logger.js';
+import { openStore } from './store/db.js';
+import { createServices } from './services.js';
+import { buildApp } from './app.js';
+import { resolveGlobalApiKey, resolveSecretsKey } from './util/data-dir.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const global = resolveGlobalApiKey(config.dataDir, config.globalApiKey);
+  if (global.generated) {
+    // Printed once, on the start that generated it; it is kept in DATA_DIR/global-api-key.
+    process.stdout.write(
+      `\nGenerated global API key (stored in ${resolve(config.dataDir, 'global-api-key')}):\n\n    ${global.key}\n\nSet AUTHENTICATION_API_KEY to choose your own.\n\n`,
+    );
+  }
+  const store = await openStore(config.databaseUri);
+  const services = createServices({
+    config,
+    logger,
+    store,
+    globalApiKey: global.key,
+    secretsKey: resolveSecretsKey(config.dataDir, config.secretsKey),
+  });
+  await services.start();
+  const app = await buildApp(services);
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ port: config.port, store: store.dialect }, 'switchboard listening');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close();
+    await services.stop();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`switchboard failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

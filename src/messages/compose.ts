@@ -1,0 +1,129 @@
+// Builds WhatsApp message content for each send kind (text, media, sticker, poll, list-as-poll, status).
+import { randomBytes } from 'node:crypto';
+import { badRequest } from '../api/errors.js';
+import type { PreparedMedia } from '../media/types.js';
+import { toJid } from './jid.js';
+
+export interface ContextInput {
+  mentioned?: string[];
+  quoted?: { key: { id: string; remoteJid?: string; fromMe?: boolean; participant?: string }; message?: { conversation?: string } };
+}
+
+/** The quoted message's content when it must be looked up from the store. */
+export type QuotedLookup = (keyId: string) => Promise<{ content: Record<string, unknown>; remoteJid: string; fromMe: boolean; participant: string | null } | undefined>;
+
+export async function buildContextInfo(input: ContextInput, ownerJid: string | null, lookup: QuotedLookup) {
+  const contextInfo: Record<string, unknown> = {};
+  if (input.mentioned && input.mentioned.length > 0) {
+    contextInfo.mentionedJid = input.mentioned.map((m, i) => toJid(m, `mentioned[${i}]`));
+  }
+  if (input.quoted) {
+    const { key, message } = input.quoted;
+    let quotedMessage: Record<string, unknown> | undefined = message?.conversation !== undefined ? { conversation: message.conversation } : undefined;
+    let participant = key.participant ?? (key.fromMe ? ownerJid : key.remoteJid) ?? undefined;
+    if (!quotedMessage) {
+      const found = await lookup(key.id);
+      if (found) {
+        quotedMessage = found.content;
+        participant = found.fromMe ? (ownerJid ?? undefined) : (found.participant ?? found.remoteJid);
+      }
+    }
+    // Like WhatsApp clients, a quote whose message is unknown is left out rather than refusing the send.
+    if (quotedMessage) {
+      contextInfo.stanzaId = key.id;
+      if (participant) contextInfo.participant = participant;
+      contextInfo.quotedMessage = quotedMessage;
+    }
+  }
+  return Object.keys(contextInfo).length > 0 ? contextInfo : undefined;
+}
+
+export function textContent(text: string, contextInfo: Record<string, unknown> | undefined) {
+  if (!contextInfo) return { messageType: 'conversation', content: { conversation: text } };
+  return { messageType: 'extendedTextMessage', content: { extendedTextMessage: { text, contextInfo } } };
+}
+
+const mediaKeys: Record<PreparedMedia['kind'], string> = {
+  image: 'imageMessage',
+  video: 'videoMessage',
+  audio: 'audioMessage',
+  document: 'documentMessage',
+  sticker: 'stickerMessage',
+};
+
+export function mediaContent(
+  media: PreparedMedia,
+  uploaded: { url: string; directPath: string },
+  extra: { caption?: string; contextInfo?: Record<string, unknown> },
+) {
+  const messageType = mediaKeys[media.kind];
+  const body: Record<string, unknown> = {
+    url: uploaded.url,
+    mimetype: media.mimetype,
+    fileSha256: media.fileSha256,
+    fileLength: String(media.fileLength),
+    mediaKey: media.mediaKey,
+    fileEncSha256: media.fileEncSha256,
+    directPath: uploaded.directPath,
+    mediaKeyTimestamp: media.mediaKeyTimestamp,
+  };
+  if (media.kind !== 'sticker' && media.kind !== 'audio') body.caption = extra.caption ?? '';
+  if (media.width !== undefined) body.width = media.width;
+  if (media.height !== undefined) body.height = media.height;
+  if (media.jpegThumbnail !== undefined) body.jpegThumbnail = media.jpegThumbnail;
+  if (media.kind === 'document') {
+    body.fileName = media.fileName ?? 'file';
+    body.title = media.fileName ?? 'file';
+  }
+  if (media.kind === 'sticker') body.isAnimated = media.isAnimated ?? false;
+  if (media.kind === 'video') body.gifPlayback = false;
+  if (media.kind === 'audio') body.ptt = false;
+  body.contextInfo = extra.contextInfo ?? {};
+  return { messageType, content: { [messageType]: body } };
+}
+
+// WhatsApp's limits for polls: 12 options, option names up to 100 characters, question up to 255.
+export const pollLimits = { maxOptions: 12, maxOptionLength: 100, maxNameLength: 255 };
+
+export function pollContent(name: string, options: string[], selectableCount: number, field = 'values') {
+  if (name.trim() === '') throw badRequest('name must not be empty');
+  if (name.length > pollLimits.maxNameLength) throw badRequest(`name must be at most ${pollLimits.maxNameLength} characters`);
+  if (options.length < 2) throw badRequest(`${field} must have at least 2 options`);
+  if (options.length > pollLimits.maxOptions) throw badRequest(`${field} must have at most ${pollLimits.maxOptions} options (WhatsApp's limit)`);
+  options.forEach((option, i) => {
+    if (option.trim() === '') throw badRequest(`${field}[${i}] must not be empty`);
+    if (option.length > pollLimits.maxOptionLength) throw badRequest(`${field}[${i}] must be at most ${pollLimits.maxOptionLength} characters`);
+  });
+  if (new Set(options).size !== options.length) throw badRequest(`${field} must not contain the same option twice`);
+  if (!Number.isInteger(selectableCount) || selectableCount < 0 || selectableCount > options.length) {
+    throw badRequest(`selectableCount must be from 0 (any number of choices) to ${options.length} (the number of options)`);
+  }
+  return {
+    messageType: 'pollCreationMessage',
+    content: {
+      messageContextInfo: { messageSecret: randomBytes(32).toString('base64') },
+      pollCreationMessage: {
+        name,
+        options: options.map((optionName) => ({ optionName })),
+        selectableOptionsCount: selectableCount,
+      },
+    },
+  };
+}
+
+/** `#RRGGBB` (or `#AARRGGBB`) to WhatsApp's ARGB integer. */
+export function argbFromColor(color: string): number {
+  const hex = color.trim().replace(/^#/, '');
+  if (!/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(hex)) {
+    throw badRequest('backgroundColor must be a colour like #008000 (or #AARRGGBB)');
+  }
+  const full = hex.length === 6 ? `FF${hex}` : hex;
+  return Number.parseInt(full, 16);
+}
+
+export function statusTextContent(text: string, backgroundColor: string, font: number) {
+  return {
+    messageType: 'extendedTextMessage',
+    content: { extendedTextMessage: { text, backgroundArgb: argbFromColor(backgroundColor), font } },
+  };
+}

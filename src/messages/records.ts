@@ -1,0 +1,114 @@
+// Stored messages and the result record shape Evolution clients read (send answers, SEND_MESSAGE, MESSAGES_UPSERT).
+import type { Selectable } from 'kysely';
+import type { Db } from '../store/db.js';
+import type { MessagesTable } from '../store/schema.js';
+import type { MessageStatus } from './status.js';
+
+export interface MessageRecord {
+  id: string;
+  instanceId: string;
+  keyId: string;
+  remoteJid: string;
+  fromMe: boolean;
+  participant: string | null;
+  pushName: string | null;
+  messageType: string;
+  content: Record<string, unknown>;
+  status: MessageStatus;
+  timestamp: number;
+  source: string;
+}
+
+export function recordFromRow(row: Selectable<MessagesTable>): MessageRecord {
+  return {
+    id: row.id,
+    instanceId: row.instance_id,
+    keyId: row.key_id,
+    remoteJid: row.remote_jid,
+    fromMe: row.from_me === 1,
+    participant: row.participant,
+    pushName: row.push_name,
+    messageType: row.message_type,
+    content: JSON.parse(row.content) as Record<string, unknown>,
+    status: row.status as MessageStatus,
+    timestamp: row.message_timestamp,
+    source: row.source,
+  };
+}
+
+export function rowFromRecord(
+  record: MessageRecord,
+  extra: { idempotencyKey?: string | null; requestHash?: string | null } = {},
+): Selectable<MessagesTable> {
+  const now = Date.now();
+  return {
+    id: record.id,
+    instance_id: record.instanceId,
+    key_id: record.keyId,
+    remote_jid: record.remoteJid,
+    from_me: record.fromMe ? 1 : 0,
+    participant: record.participant,
+    push_name: record.pushName,
+    message_type: record.messageType,
+    content: JSON.stringify(record.content),
+    status: record.status,
+    message_timestamp: record.timestamp,
+    source: record.source,
+    idempotency_key: extra.idempotencyKey ?? null,
+    request_hash: extra.requestHash ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The JSON shape of a message for API answers and event payloads. */
+export function presentMessage(record: MessageRecord) {
+  const contextInfo = findContextInfo(record.content);
+  return {
+    key: {
+      remoteJid: record.remoteJid,
+      fromMe: record.fromMe,
+      id: record.keyId,
+      ...(record.participant && !record.fromMe ? { participant: record.participant } : {}),
+    },
+    pushName: record.pushName ?? '',
+    status: record.status,
+    message: record.content,
+    contextInfo,
+    messageType: record.messageType,
+    messageTimestamp: String(record.timestamp),
+    instanceId: record.instanceId,
+    source: record.source,
+    ...(record.remoteJid === 'status@broadcast' && record.fromMe ? { participant: record.participant ?? '' } : {}),
+  };
+}
+
+function findContextInfo(content: Record<string, unknown>): unknown {
+  for (const value of Object.values(content)) {
+    if (value && typeof value === 'object' && 'contextInfo' in value) {
+      return (value as { contextInfo: unknown }).contextInfo ?? null;
+    }
+  }
+  return null;
+}
+
+export async function findMessageByKey(db: Db, instanceId: string, keyId: string): Promise<MessageRecord | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('instance_id', '=', instanceId)
+    .where('key_id', '=', keyId)
+    .orderBy('from_me', 'desc')
+    .executeTakeFirst();
+  return row ? recordFromRow(row) : undefined;
+}
+
+export async function findByIdempotencyKey(db: Db, instanceId: string, key: string) {
+  const row = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('instance_id', '=', instanceId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+  return row ? { record: recordFromRow(row), requestHash: row.request_hash, createdAt: row.created_at } : undefined;
+}

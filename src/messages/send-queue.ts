@@ -1,0 +1,92 @@
+// Accepting sends: message, status history and queue entry stored together (group-committed) before the 201.
+import type { Db } from '../store/db.js';
+import { inUnit, type Unit } from '../store/unit.js';
+import type { OutboundMessage } from '../connectors/connector.js';
+import { rowFromRecord, type MessageRecord } from './records.js';
+
+/** What the worker needs to deliver a queued send. */
+export interface QueuePayload {
+  outbound: OutboundMessage;
+  delay: number;
+  mentionsEveryOne?: boolean;
+}
+
+export interface SendDraft {
+  record: MessageRecord;
+  payload: QueuePayload;
+  idempotencyKey?: string;
+  requestHash?: string;
+}
+
+interface Pending {
+  draft: SendDraft;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const maxBatch = 256;
+
+export class SendQueue {
+  private pending: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly expireAfterMs: number,
+    private readonly wake: (instanceId: string) => void,
+  ) {}
+
+  /** Stores the send; resolves once it is committed (several concurrent sends share one transaction). */
+  accept(draft: SendDraft): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ draft, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, maxBatch);
+      try {
+        await inUnit(this.db, async (unit) => {
+          for (const item of batch) this.write(unit, item.draft);
+        });
+        for (const item of batch) item.resolve();
+      } catch {
+        // One bad send (e.g. an idempotency key taken concurrently) must not fail the others: retry one by one.
+        for (const item of batch) {
+          try {
+            await inUnit(this.db, async (unit) => this.write(unit, item.draft));
+            item.resolve();
+          } catch (error) {
+            item.reject(error);
+          }
+        }
+      }
+    }
+  }
+
+  private write(unit: Unit, draft: SendDraft): void {
+    const { record } = draft;
+    const now = Date.now();
+    unit.insert('messages', rowFromRecord(record, { idempotencyKey: draft.idempotencyKey, requestHash: draft.requestHash }));
+    unit.insert('message_status', { message_id: record.id, instance_id: record.instanceId, status: 'PENDING', detail: null, at: now });
+    unit.insert('send_queue', {
+      instance_id: record.instanceId,
+      message_id: record.id,
+      chat_jid: record.remoteJid,
+      payload: JSON.stringify(draft.payload),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      expires_at: now + this.expireAfterMs,
+      last_error: null,
+      created_at: now,
+    });
+    unit.afterCommit(() => this.wake(record.instanceId));
+  }
+}

@@ -1,0 +1,105 @@
+// The send pipeline behind every send route: idempotency, content building, the stored PENDING record.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.js';
+import type { Instance } from '../instances/model.js';
+import { unprocessable } from '../api/errors.js';
+import { newMessageId, sourceOfId } from './ids.js';
+import { findByIdempotencyKey, presentMessage, type MessageRecord } from './records.js';
+import type { SendQueue } from './send-queue.js';
+
+export interface BuiltMessage {
+  remoteJid: string;
+  messageType: string;
+  content: Record<string, unknown>;
+  statusJidList?: string[];
+  participant?: string | null;
+}
+
+export interface SubmitOptions {
+  /** Route name and body: what makes two requests "the same" for an Idempotency-Key. */
+  route: string;
+  body: unknown;
+  idempotencyKey?: string;
+  delay?: number;
+  mentionsEveryOne?: boolean;
+}
+
+const idempotencyWindowMs = 24 * 3600_000;
+
+export class SendService {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: SendQueue,
+  ) {}
+
+  /** Stores the send as PENDING (delivered later by the worker); a repeated Idempotency-Key answers the first record. */
+  async submit(instance: Instance, options: SubmitOptions, build: () => Promise<BuiltMessage>) {
+    const requestHash = options.idempotencyKey ? hashRequest(options.route, options.body) : undefined;
+    if (options.idempotencyKey) {
+      const replay = await this.replay(instance, options.idempotencyKey, requestHash!);
+      if (replay) return { message: replay, replayed: true };
+    }
+    const built = await build();
+    const keyId = newMessageId();
+    const record: MessageRecord = {
+      id: randomUUID(),
+      instanceId: instance.id,
+      keyId,
+      remoteJid: built.remoteJid,
+      fromMe: true,
+      participant: built.participant ?? null,
+      pushName: instance.profileName,
+      messageType: built.messageType,
+      content: built.content,
+      status: 'PENDING',
+      timestamp: Math.floor(Date.now() / 1000),
+      source: sourceOfId(keyId),
+    };
+    try {
+      await this.queue.accept({
+        record,
+        idempotencyKey: options.idempotencyKey,
+        requestHash,
+        payload: {
+          outbound: {
+            keyId,
+            remoteJid: built.remoteJid,
+            messageType: built.messageType,
+            content: built.content,
+            ...(built.statusJidList ? { statusJidList: built.statusJidList } : {}),
+          },
+          delay: options.delay ?? 0,
+          ...(options.mentionsEveryOne ? { mentionsEveryOne: true } : {}),
+        },
+      });
+    } catch (error) {
+      // Two requests with the same key at once: the loser answers what the winner stored.
+      if (options.idempotencyKey) {
+        const replay = await this.replay(instance, options.idempotencyKey, requestHash!);
+        if (replay) return { message: replay, replayed: true };
+      }
+      throw error;
+    }
+    return { message: presentMessage(record), replayed: false };
+  }
+
+  private async replay(instance: Instance, key: string, requestHash: string) {
+    const existing = await findByIdempotencyKey(this.db, instance.id, key);
+    if (!existing) return undefined;
+    if (existing.createdAt < Date.now() - idempotencyWindowMs) {
+      // Past the 24 h window the key is free again.
+      await this.db.updateTable('messages').set({ idempotency_key: null }).where('id', '=', existing.record.id).execute();
+      return undefined;
+    }
+    if (existing.requestHash !== requestHash) {
+      throw unprocessable(`Idempotency-Key "${key}" was already used with a different request; use a new key for a new send`);
+    }
+    const present = presentMessage(existing.record);
+    // The answer replays the acknowledgement as first given.
+    return { ...present, status: 'PENDING' };
+  }
+}
+
+function hashRequest(route: string, body: unknown): string {
+  return createHash('sha256').update(route).update('\0').update(JSON.stringify(body ?? null)).digest('hex');
+}

@@ -1,0 +1,206 @@
+// Delivers queued sends per instance: chats in parallel, each chat in acceptance order, with delay, retries and expiry.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Selectable } from 'kysely';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../store/db.js';
+import type { SendQueueTable } from '../store/schema.js';
+import { inUnit } from '../store/unit.js';
+import { LaneScheduler } from '../util/lanes.js';
+import { TransientConnectorError, type Connector } from '../connectors/connector.js';
+import type { EventWriter } from '../events/writer.js';
+import type { Instance } from '../instances/model.js';
+import { eventSourceOf } from '../instances/event-source.js';
+import type { StatusRecorder } from './status-recorder.js';
+import { presentMessage, recordFromRow } from './records.js';
+import type { QueuePayload } from './send-queue.js';
+
+export interface SendWorkerDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  events: EventWriter;
+  statuses: StatusRecorder;
+  instanceById(id: string): Instance | undefined;
+  connectorOf(id: string): Connector | undefined;
+  apikeyOf(instance: Instance): string;
+}
+
+const lanesPerInstance = 64;
+const rowsPerFetch = 100;
+const expirySweepMs = 5_000;
+
+export class SendWorkers {
+  private readonly schedulers = new Map<string, LaneScheduler>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: SendWorkerDeps) {}
+
+  start(): void {
+    const sweep = () => {
+      void this.expire().catch((error: unknown) => this.deps.logger.error({ err: error }, 'send expiry sweep failed'));
+      this.sweepTimer = setTimeout(sweep, expirySweepMs);
+      this.sweepTimer.unref();
+    };
+    sweep();
+  }
+
+  /** The instance's connection is open: deliver its queue. */
+  resume(instanceId: string): void {
+    let scheduler = this.schedulers.get(instanceId);
+    if (!scheduler) {
+      scheduler = this.schedulerFor(instanceId);
+      this.schedulers.set(instanceId, scheduler);
+      scheduler.start();
+    } else {
+      scheduler.wake();
+    }
+  }
+
+  /** The instance's connection closed: stop delivering (queued sends wait). */
+  async pause(instanceId: string): Promise<void> {
+    const scheduler = this.schedulers.get(instanceId);
+    this.schedulers.delete(instanceId);
+    await scheduler?.stop();
+  }
+
+  wake(instanceId: string): void {
+    this.schedulers.get(instanceId)?.wake();
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    const all = [...this.schedulers.values()];
+    this.schedulers.clear();
+    await Promise.all(all.map((s) => s.stop()));
+  }
+
+  private schedulerFor(instanceId: string): LaneScheduler {
+    return new LaneScheduler({
+      maxConcurrentLanes: lanesPerInstance,
+      pollMs: 1_000,
+      onError: (error) => this.deps.logger.error({ err: error, instanceId }, 'send worker failed'),
+      listLanes: async () => {
+        const { db } = this.deps;
+        const heads = await db
+          .selectFrom('send_queue')
+          .select(['chat_jid', 'next_attempt_at'])
+          .where(
+            'seq',
+            'in',
+            db
+              .selectFrom('send_queue')
+              .select((eb) => eb.fn.min('seq').as('seq'))
+              .where('instance_id', '=', instanceId)
+              .where('state', '=', 'pending')
+              .groupBy('chat_jid'),
+          )
+          .execute();
+        return heads.map((h) => ({ key: h.chat_jid, readyAt: h.next_attempt_at }));
+      },
+      runLane: (chat) => this.runChat(instanceId, chat),
+    });
+  }
+
+  private async runChat(instanceId: string, chat: string): Promise<void> {
+    for (;;) {
+      const rows = await this.deps.db
+        .selectFrom('send_queue')
+        .selectAll()
+        .where('instance_id', '=', instanceId)
+        .where('chat_jid', '=', chat)
+        .where('state', '=', 'pending')
+        .orderBy('seq')
+        .limit(rowsPerFetch)
+        .execute();
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        if (!this.schedulers.has(instanceId)) return;
+        if (row.next_attempt_at > Date.now()) return;
+        const delivered = await this.deliver(instanceId, row);
+        if (!delivered) return;
+      }
+    }
+  }
+
+  /** Tries one send; false when the chat must wait (retry scheduled or connection gone). */
+  private async deliver(instanceId: string, row: Selectable<SendQueueTable>): Promise<boolean> {
+    const { db, logger } = this.deps;
+    const instance = this.deps.instanceById(instanceId);
+    const connector = this.deps.connectorOf(instanceId);
+    if (!instance || !connector || connector.state() !== 'open') return false;
+    if (row.expires_at <= Date.now()) {
+      await this.fail(instance, row, 'the send expired before the instance could deliver it');
+      return true;
+    }
+    const payload = JSON.parse(row.payload) as QueuePayload;
+    if (row.attempts === 0) {
+      await inUnit(db, async (unit) => {
+        await unit.tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', '=', row.seq).execute();
+        const message = await unit.tx.selectFrom('messages').selectAll().where('id', '=', row.message_id).executeTakeFirst();
+        if (message) {
+          this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
+        }
+      });
+    } else {
+      await db.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq).execute();
+    }
+    const attempt = row.attempts + 1;
+    try {
+      if (payload.delay > 0) {
+        await connector.sendPresence(row.chat_jid, 'composing');
+        await sleep(payload.delay);
+      }
+      await connector.send(payload.outbound);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof TransientConnectorError && attempt < this.deps.config.sendRetryMaxAttempts) {
+        const wait = this.deps.config.sendRetryBaseMs * 2 ** (attempt - 1);
+        await db
+          .updateTable('send_queue')
+          .set({ next_attempt_at: Date.now() + wait, last_error: reason.slice(0, 500) })
+          .where('seq', '=', row.seq)
+          .execute();
+        logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt, wait }, 'send failed, will retry');
+        return false;
+      }
+      logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt }, 'send failed permanently');
+      await this.fail(instance, row, reason);
+      return true;
+    }
+    await inUnit(db, async (unit) => {
+      await unit.tx.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
+      await this.deps.statuses.record(unit, instance, payload.outbound.keyId, 'SERVER_ACK');
+    });
+    return true;
+  }
+
+  private async fail(instance: Instance, row: Selectable<SendQueueTable>, reason: string): Promise<void> {
+    const payload = JSON.parse(row.payload) as QueuePayload;
+    await inUnit(this.deps.db, async (unit) => {
+      await unit.tx.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
+      await this.deps.statuses.record(unit, instance, payload.outbound.keyId, 'ERROR', reason);
+    });
+  }
+
+  /** Sends that waited past their expiry (e.g. the instance never linked) become ERROR. */
+  async expire(): Promise<number> {
+    const rows = await this.deps.db
+      .selectFrom('send_queue')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('expires_at', '<=', Date.now())
+      .orderBy('seq')
+      .limit(500)
+      .execute();
+    for (const row of rows) {
+      const instance = this.deps.instanceById(row.instance_id);
+      if (!instance) {
+        await this.deps.db.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
+        continue;
+      }
+      await this.fail(instance, row, 'the send expired before the instance could deliver it');
+    }
+    return rows.length;
+  }
+}

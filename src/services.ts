@@ -1,0 +1,128 @@
+// The composition root: builds every part of the service on one store and wires them together.
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import type { Store } from './store/db.js';
+import { SecretsBox } from './util/secrets-box.js';
+import { InstanceRegistry } from './instances/registry.js';
+import { InstanceRuntime } from './instances/runtime.js';
+import { InstanceService } from './instances/service.js';
+import { SinkConfigs } from './events/sink-configs.js';
+import { EventWriter } from './events/writer.js';
+import { WebhookDispatcher } from './events/webhook/dispatcher.js';
+import { StatusRecorder } from './messages/status-recorder.js';
+import { SendWorkers } from './messages/send-worker.js';
+import { SendQueue } from './messages/send-queue.js';
+import { SendService } from './messages/send-service.js';
+import { SandboxNetwork } from './connectors/sandbox/network.js';
+import { evolutionConnector } from './connectors/evolution.js';
+import { unlinkedWhatsAppConnector } from './connectors/unlinked-whatsapp.js';
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  box: SecretsBox;
+  globalApiKey: string;
+  registry: InstanceRegistry;
+  sinks: SinkConfigs;
+  events: EventWriter;
+  runtime: InstanceRuntime;
+  instances: InstanceService;
+  workers: SendWorkers;
+  sends: SendService;
+  sandbox: SandboxNetwork;
+  webhooks: WebhookDispatcher;
+  /** Loads state and starts connections and workers. */
+  start(): Promise<void>;
+  /** Stops workers and connections (the store stays open). */
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  globalApiKey: string;
+  secretsKey: Buffer;
+}
+
+export function createServices({ config, logger, store, globalApiKey, secretsKey }: ServiceOptions): Services {
+  const box = new SecretsBox(secretsKey);
+  const registry = new InstanceRegistry(store.db, box);
+  const sinks = new SinkConfigs(store.db);
+  const events = new EventWriter(config, sinks);
+  const apikeyOf = registry.apikeyOf.bind(registry);
+  const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
+  let runtime: InstanceRuntime | undefined;
+  const workers = new SendWorkers({
+    db: store.db,
+    config,
+    logger,
+    events,
+    statuses,
+    instanceById: (id) => registry.byInstanceId(id),
+    connectorOf: (id) => runtime?.connectorOf(id),
+    apikeyOf,
+  });
+  let sandbox: SandboxNetwork | undefined;
+  runtime = new InstanceRuntime({
+    db: store.db,
+    config,
+    logger,
+    registry,
+    events,
+    statuses,
+    workers,
+    factories: {
+      SANDBOX: (instance) => sandbox!.createConnector(instance),
+      EVOLUTION: evolutionConnector,
+      'WHATSAPP-BAILEYS': unlinkedWhatsAppConnector,
+      'WHATSAPP-BUSINESS': unlinkedWhatsAppConnector,
+    },
+  });
+  const liveRuntime = runtime;
+  sandbox = new SandboxNetwork({
+    db: store.db,
+    config,
+    host: liveRuntime,
+    logger,
+    lookup: {
+      byId: (id) => registry.byInstanceId(id),
+      byOwnerJid: (jid) => registry.all().find((i) => i.integration === 'SANDBOX' && i.status === 'open' && i.ownerJid === jid),
+    },
+  });
+  const webhooks = new WebhookDispatcher({ store, config, sinks, box, logger });
+  events.onDeliveriesQueued(() => webhooks.wake());
+  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id) => workers.wake(id));
+  const sends = new SendService(store.db, queue);
+  const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks });
+
+  return {
+    config,
+    logger,
+    store,
+    box,
+    globalApiKey,
+    registry,
+    sinks,
+    events,
+    runtime: liveRuntime,
+    instances,
+    workers,
+    sends,
+    sandbox,
+    webhooks,
+    async start() {
+      await registry.load();
+      await sinks.load();
+      webhooks.start();
+      workers.start();
+      await liveRuntime.startAll();
+    },
+    async stop() {
+      await workers.stop();
+      await liveRuntime.stopAll();
+      await webhooks.stop();
+    },
+  };
+}

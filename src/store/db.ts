@@ -1,0 +1,92 @@
+// Opens the store (SQLite file or PostgreSQL) behind one Kysely query layer and applies migrations.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import { migrate } from './migrations.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Either the database itself or an open transaction: what query helpers take. */
+export type Queryable = Kysely<Database>;
+
+export interface Store {
+  db: Db;
+  dialect: Dialect;
+  /** Checks the store answers (used by /health). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns int8 as strings by default; our bigints are epoch ms and sequence numbers, safe as numbers.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+
+export interface OpenStoreOptions {
+  /** PostgreSQL only: run in this schema (created if missing). Used by tests to isolate runs. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export async function openStore(uri: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (uri.startsWith('postgres://') || uri.startsWith('postgresql://')) {
+    return openPostgres(uri, options);
+  }
+  if (uri.startsWith('file:')) return openSqlite(uri.slice('file:'.length));
+  throw new Error('DATABASE_CONNECTION_URI must start with file: or postgres://');
+}
+
+async function openSqlite(path: string): Promise<Store> {
+  const inMemory = path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new SqliteDatabase(inMemory ? ':memory:' : path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await migrate(db as Kysely<unknown>, 'sqlite');
+  return {
+    db,
+    dialect: 'sqlite',
+    async ping() {
+      sqlite.prepare('select 1').get();
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Store> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
+  if (schema) {
+    const admin = new pg.Client({ connectionString: uri });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: uri,
+    max: options.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await migrate(db as Kysely<unknown>, 'postgres');
+  return {
+    db,
+    dialect: 'postgres',
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

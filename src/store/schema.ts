@@ -1,0 +1,134 @@
+// Row types of every table, as Kysely sees them (booleans are 0/1 integers, JSON is text, times are epoch ms).
+import type { Generated } from 'kysely';
+
+export interface InstancesTable {
+  id: string;
+  name: string;
+  integration: string;
+  status: string;
+  owner_jid: string | null;
+  profile_name: string | null;
+  profile_pic_url: string | null;
+  profile_status: string | null;
+  number: string | null;
+  business_id: string | null;
+  apikey_hash: string;
+  apikey_sealed: string;
+  provider_token_sealed: string | null;
+  reject_call: number;
+  msg_call: string;
+  groups_ignore: number;
+  always_online: number;
+  read_messages: number;
+  read_status: number;
+  sync_full_history: number;
+  privacy: string | null;
+  disconnection_reason: string | null;
+  disconnected_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventSinksTable {
+  instance_id: string;
+  sink: string;
+  enabled: number;
+  events: string;
+  options: string;
+  updated_at: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  instance_id: string;
+  key_id: string;
+  remote_jid: string;
+  from_me: number;
+  participant: string | null;
+  push_name: string | null;
+  message_type: string;
+  content: string;
+  status: string;
+  message_timestamp: number;
+  source: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessageStatusTable {
+  id: Generated<number>;
+  message_id: string;
+  instance_id: string;
+  status: string;
+  detail: string | null;
+  at: number;
+}
+
+export interface SendQueueTable {
+  seq: Generated<number>;
+  instance_id: string;
+  message_id: string;
+  chat_jid: string;
+  payload: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  expires_at: number;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface OutboxTable {
+  seq: Generated<number>;
+  id: string;
+  instance_id: string | null;
+  instance_name: string;
+  event: string;
+  body: string;
+  created_at: number;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  event_id: string;
+  outbox_seq: number;
+  instance_id: string | null;
+  instance_name: string;
+  target: string;
+  url: string;
+  event: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  last_status: number | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface SessionsTable {
+  instance_id: string;
+  data: string;
+  updated_at: number;
+}
+
+export interface SandboxCodesTable {
+  code: string;
+  instance_id: string;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface Database {
+  instances: InstancesTable;
+  event_sinks: EventSinksTable;
+  messages: MessagesTable;
+  message_status: MessageStatusTable;
+  send_queue: SendQueueTable;
+  outbox: OutboxTable;
+  deliveries: DeliveriesTable;
+  sessions: SessionsTable;
+  sandbox_codes: SandboxCodesTable;
+}

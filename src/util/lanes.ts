@@ -1,0 +1,102 @@
+// Runs ordered lanes of work concurrently: one runner per lane at a time, lanes polled from the store and woken on demand.
+
+export interface LaneHead {
+  /** Identifies the lane (a chat, a webhook destination). */
+  key: string;
+  /** When the lane's first item may run (epoch ms). */
+  readyAt: number;
+}
+
+export interface LaneSchedulerOptions {
+  /** Lists lanes that have work, with the time their head item becomes ready. */
+  listLanes(): Promise<LaneHead[]>;
+  /** Works through a lane in order until it is empty or its head must wait. */
+  runLane(key: string): Promise<void>;
+  maxConcurrentLanes: number;
+  /** Safety poll interval: work written by other nodes or missed wake-ups are found within this time. */
+  pollMs: number;
+  onError(error: unknown): void;
+}
+
+export class LaneScheduler {
+  private readonly busy = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private scanning = false;
+  private rescan = false;
+  private stopped = false;
+  private readonly idle: (() => void)[] = [];
+
+  constructor(private readonly options: LaneSchedulerOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Looks for work now (coalesces bursts of wake-ups into one scan). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.scanning) {
+      this.rescan = true;
+      return;
+    }
+    this.scanning = true;
+    setImmediate(() => void this.scan());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.busy.size === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private async scan(): Promise<void> {
+    let nextDue = Date.now() + this.options.pollMs;
+    try {
+      do {
+        this.rescan = false;
+        const lanes = await this.options.listLanes();
+        const now = Date.now();
+        for (const lane of lanes) {
+          if (this.stopped) break;
+          if (this.busy.has(lane.key)) continue;
+          if (lane.readyAt > now) {
+            nextDue = Math.min(nextDue, lane.readyAt);
+            continue;
+          }
+          if (this.busy.size >= this.options.maxConcurrentLanes) {
+            nextDue = Math.min(nextDue, now + 5);
+            break;
+          }
+          this.launch(lane.key);
+        }
+      } while (this.rescan && !this.stopped);
+    } catch (error) {
+      this.options.onError(error);
+      nextDue = Math.min(nextDue, Date.now() + 500);
+    } finally {
+      this.scanning = false;
+    }
+    if (!this.stopped) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.wake(), Math.max(0, nextDue - Date.now()));
+      this.timer.unref();
+    }
+  }
+
+  private launch(key: string): void {
+    this.busy.add(key);
+    this.options
+      .runLane(key)
+      .catch((error: unknown) => this.options.onError(error))
+      .finally(() => {
+        this.busy.delete(key);
+        if (this.stopped) {
+          if (this.busy.size === 0) for (const resolve of this.idle.splice(0)) resolve();
+          return;
+        }
+        this.wake();
+      });
+  }
+}
