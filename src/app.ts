@@ -21,7 +21,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const base = Fastify({
     // pino's Logger carries its level names as a type parameter; Fastify's logger type is the same object without it.
     loggerInstance: services.logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
     // Base64 media grows by a third; leave room for the rest of the body.
     bodyLimit: Math.ceil((config.mediaMaxBytes * 4) / 3) + 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
@@ -46,7 +45,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/messenger/docs', uiConfig: { docExpansion: 'list' } });
 
-  await app.register(metaRoutes, { services });
+  await app.register(metaRoutes, { services, logLevel: 'warn' });
   await app.register(
     async (api) => {
       await api.register(instanceRoutes, { services });
@@ -57,7 +56,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(chatRoutes, { services });
       await api.register(sandboxRoutes, { services });
     },
-    { prefix: '/messenger' },
+    // Per-request access lines stay below info (the API is hot); handlers log what matters themselves.
+    { prefix: '/messenger', logLevel: config.logLevel === 'debug' || config.logLevel === 'trace' ? config.logLevel : 'warn' },
   );
   return base;
 }

@@ -88,7 +88,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     logger,
     lookup: {
       byId: (id) => registry.byInstanceId(id),
-      byOwnerJid: (jid) => registry.all().find((i) => i.integration === 'SANDBOX' && i.status === 'open' && i.ownerJid === jid),
+      byOwnerJid: (jid) => registry.linkedSandboxByOwner(jid),
     },
   });
   const webhooks = new WebhookDispatcher({ store, config, sinks, box, logger });

@@ -110,7 +110,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         const connector = await runtime.connect(instance);
         if (body.qrcode) qrcode = qrAnswer(connector.qr());
       }
-      request.log.info({ instance: instance.name, integration }, 'instance created');
+      services.logger.info({ instance: instance.name, integration }, 'instance created');
       return reply.status(201).send({
         instance: {
           instanceName: instance.name,
@@ -204,7 +204,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     async (request) => {
       const instance = pathInstance(request);
       await instances.remove(instance);
-      request.log.info({ instance: instance.name }, 'instance deleted');
+      services.logger.info({ instance: instance.name }, 'instance deleted');
       return { status: 'SUCCESS', error: false, response: { message: 'Instance deleted' } };
     },
   );

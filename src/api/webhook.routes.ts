@@ -7,7 +7,7 @@ import { badRequest, notFound } from './errors.js';
 import { InstanceParams } from './schemas.js';
 import { parseSinkRequest, WebhookInput, type RawSinkInput } from './sink-input.js';
 import { webhookOptions } from '../events/sink-configs.js';
-import { listDeliveries, redeliver } from '../events/webhook/log.js';
+import { InvalidCursorError, listDeliveries, redeliver } from '../events/webhook/log.js';
 
 const WebhookSetBody = Type.Union([Type.Object({ webhook: WebhookInput }), WebhookInput]);
 
@@ -88,7 +88,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const instance = pathInstance(request);
       const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest('limit must be a whole number from 1 to 200');
-      return listDeliveries(services.store.db, instance.name, { status: request.query.status, limit, cursor: request.query.cursor });
+      try {
+        return await listDeliveries(services.store.db, instance.name, { status: request.query.status, limit, cursor: request.query.cursor });
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw badRequest('cursor is not valid; pass the nextCursor of a previous answer');
+        throw error;
+      }
     },
   );
 

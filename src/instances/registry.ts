@@ -70,6 +70,7 @@ export class InstanceRegistry {
   private readonly byName = new Map<string, Instance>();
   private readonly byId = new Map<string, Instance>();
   private readonly byKeyHash = new Map<string, Instance>();
+  private readonly byOwner = new Map<string, Instance>();
   /** Unsealed instance keys, for answers to callers entitled to them and opted-in event envelopes. */
   private readonly keys = new Map<string, string>();
 
@@ -83,6 +84,7 @@ export class InstanceRegistry {
     this.byName.clear();
     this.byId.clear();
     this.byKeyHash.clear();
+    this.byOwner.clear();
     for (const row of rows) {
       this.remember(fromRow(row));
       this.keys.set(row.id, this.box.open(row.apikey_sealed));
@@ -99,6 +101,12 @@ export class InstanceRegistry {
 
   byInstanceId(id: string): Instance | undefined {
     return this.byId.get(id);
+  }
+
+  /** The linked SANDBOX instance whose account has this address. */
+  linkedSandboxByOwner(jid: string): Instance | undefined {
+    const instance = this.byOwner.get(jid);
+    return instance && instance.status === 'open' && instance.integration === 'SANDBOX' ? instance : undefined;
   }
 
   byApiKey(key: string): Instance | undefined {
@@ -248,6 +256,7 @@ export class InstanceRegistry {
     this.byName.set(instance.name, instance);
     this.byId.set(instance.id, instance);
     this.byKeyHash.set(instance.apikeyHash, instance);
+    if (instance.ownerJid) this.byOwner.set(instance.ownerJid, instance);
   }
 
   private forget(instance: Instance): void {
@@ -259,5 +268,6 @@ export class InstanceRegistry {
     this.byName.delete(instance.name);
     this.byId.delete(instance.id);
     this.byKeyHash.delete(instance.apikeyHash);
+    if (instance.ownerJid && this.byOwner.get(instance.ownerJid)?.id === instance.id) this.byOwner.delete(instance.ownerJid);
   }
 }

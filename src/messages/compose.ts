@@ -121,9 +121,23 @@ export function argbFromColor(color: string): number {
   return Number.parseInt(full, 16);
 }
 
+/**
+ * Status fonts by request number (0–5) as the result record names them (`font` is a string there, as Evolution's
+ * answers carry WhatsApp's enum name): 0–2 are today's `FontType` names, 3–5 the older names WhatsApp gave them.
+ */
+export const statusFonts = ['SYSTEM', 'SYSTEM_TEXT', 'FB_SCRIPT', 'BRYNDAN_WRITE', 'BEBASNEUE_REGULAR', 'OSWALD_HEAVY'] as const;
+
+/** The wire number of a stored font name (for connectors that speak the protocol). */
+export function statusFontNumber(name: string): number | undefined {
+  const index = (statusFonts as readonly string[]).indexOf(name);
+  return index === -1 ? undefined : index;
+}
+
 export function statusTextContent(text: string, backgroundColor: string, font: number) {
+  const fontName = statusFonts[font];
+  if (fontName === undefined) throw badRequest(`font must be from 0 to ${statusFonts.length - 1}`);
   return {
     messageType: 'extendedTextMessage',
-    content: { extendedTextMessage: { text, backgroundArgb: argbFromColor(backgroundColor), font } },
+    content: { extendedTextMessage: { text, backgroundArgb: argbFromColor(backgroundColor), font: fontName } },
   };
 }

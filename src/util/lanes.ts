@@ -25,6 +25,7 @@ export class LaneScheduler {
   private rescan = false;
   private stopped = false;
   private readonly idle: (() => void)[] = [];
+  private scanDone: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: LaneSchedulerOptions) {}
 
@@ -41,12 +42,14 @@ export class LaneScheduler {
       return;
     }
     this.scanning = true;
-    setImmediate(() => void this.scan());
+    this.scanDone = new Promise((resolve) => setImmediate(() => void this.scan().finally(resolve)));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    // A scan in flight queries the store: let it finish before the caller closes the store.
+    await this.scanDone;
     if (this.busy.size === 0) return;
     await new Promise<void>((resolve) => this.idle.push(resolve));
   }

@@ -14,9 +14,10 @@ const fileNamePattern = /^[0-9a-f]{32}\.enc$/;
 export class SandboxMediaStore {
   private readonly folder: string;
 
+  /** `serverUrl` is read at each upload, so the URL follows the configured base address (set after listen in tests). */
   constructor(
     dataDir: string,
-    private readonly serverUrl: string,
+    private readonly serverUrl: () => string,
   ) {
     this.folder = join(dataDir, 'sandbox-media');
   }
@@ -27,7 +28,7 @@ export class SandboxMediaStore {
     await writeFile(join(this.folder, fileName), encrypted, { flag: 'wx', mode: 0o600 });
     return {
       directPath: `/sandbox/media/${fileName}`,
-      url: `${this.serverUrl}/messenger/sandbox/media/${fileName}`,
+      url: `${this.serverUrl()}/messenger/sandbox/media/${fileName}`,
     };
   }
 

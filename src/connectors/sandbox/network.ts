@@ -54,7 +54,7 @@ export class SandboxNetwork {
   constructor(private readonly deps: SandboxNetworkDeps) {
     const { config, host, lookup, logger } = deps;
     this.codes = new LinkCodes(deps.db);
-    this.media = new SandboxMediaStore(config.dataDir, config.serverUrl);
+    this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
     this.router = new SandboxRouter({ host, lookup, logger, linked: (id) => this.live.get(id)?.linked() ?? null });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');

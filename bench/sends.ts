@@ -1,0 +1,550 @@
+// Send benchmark: sends accepted per second by Switchboard (SANDBOX instance, SQLite and PostgreSQL) against a bare
+// Fastify JSON endpoint measured in the same run; prints requests/s, p50, p99, the ratio to bare and PASS/FAIL.
+//
+//   npm run bench                         # bare, sqlite, postgres, bare again (about a minute)
+//   npm run bench -- --only=sqlite        # a subset (bare is always measured)
+//   npm run bench -- --duration=10 --warmup=2 --connections=50
+//   npm run bench -- --cpu-prof=/tmp/prof # also write a V8 CPU profile of each Switchboard server (see profile-summary.ts)
+//
+// Every server runs in its own child process (node --import tsx); autocannon runs here, in the driver.
+// PostgreSQL: BENCH_POSTGRES_URL (default TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test) is used to
+// create a fresh database bench_<random> that is dropped afterwards; unreachable means the PostgreSQL run is skipped.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// ---------------------------------------------------------------------------------------------------------------
+// Settings
+
+const targets = { ratio: 0.3, p99Ms: 10 };
+
+interface Options {
+  connections: number;
+  warmupS: number;
+  durationS: number;
+  only: Set<string> | undefined;
+  cpuProfDir: string | undefined;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined };
+  for (const arg of argv) {
+    const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
+    const num = () => {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
+      return n;
+    };
+    if (name === 'connections') options.connections = Math.round(num());
+    else if (name === 'warmup') options.warmupS = num();
+    else if (name === 'duration') options.durationS = num();
+    else if (name === 'only') options.only = new Set(value.split(',').map((s) => s.trim()));
+    else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
+    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir>)`);
+  }
+  return options;
+}
+
+const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const sendBody = JSON.stringify({ number: '5511988887777', text: 'bench' });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+const children = new Set<Child>();
+
+function startChild(name: string, script: string, env: Record<string, string>, nodeFlags: string[] = []): Child {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString('utf8'));
+    if (output.length > 200) output.shift();
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((done) => proc.once('exit', (code) => done(code)));
+  const child = { name, proc, output, exited };
+  children.add(child);
+  void exited.then(() => children.delete(child));
+  return child;
+}
+
+/** SIGTERM (graceful: lets the server write its CPU profile and close the store), SIGKILL after a grace period. */
+async function stopChild(child: Child, graceMs = 15_000): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+function killAllNow(): void {
+  for (const child of children) {
+    if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+  }
+}
+
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the servers\n`);
+    killAllNow();
+    process.exit(130);
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+async function waitReady(child: Child, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(`${child.name} exited during start-up:\n${child.output.join('').slice(-4000)}`);
+    }
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${child.name} did not answer within ${timeoutMs} ms:\n${child.output.join('').slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CPU accounting (Linux /proc; absent elsewhere): who used the cores during the measured window.
+
+const clockTicks = 100;
+
+function machineCpu(): { busy: number; total: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const fields = line.trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3] + (fields[4] ?? 0);
+    const total = fields.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
+function pidCpuTicks(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return undefined;
+  }
+}
+
+interface CpuShare {
+  server: number | undefined;
+  driver: number;
+  other: number | undefined;
+}
+
+function cpuMeter(pid: number | undefined) {
+  const cores = availableParallelism();
+  const wall0 = process.hrtime.bigint();
+  const machine0 = machineCpu();
+  const server0 = pidCpuTicks(pid);
+  const driver0 = process.cpuUsage();
+  return (): CpuShare => {
+    const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
+    const machine1 = machineCpu();
+    const server1 = pidCpuTicks(pid);
+    const d = process.cpuUsage(driver0);
+    const driver = (d.user + d.system) / 1e6 / wallS;
+    const server = server0 !== undefined && server1 !== undefined ? (server1 - server0) / clockTicks / wallS : undefined;
+    let other: number | undefined;
+    if (machine0 && machine1 && machine1.total > machine0.total) {
+      const busyCores = ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * cores;
+      other = Math.max(0, busyCores - driver - (server ?? 0));
+    }
+    return { server, driver, other };
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load
+
+interface Load {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Measured {
+  accepted: number;
+  total: number;
+  durationS: number;
+  rps: number;
+  acP50: number;
+  acP99: number;
+  p50: number;
+  p99: number;
+  problems: string[];
+  cpu: CpuShare;
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+async function runLoad(load: Load, connections: number, seconds: number, pid: number | undefined): Promise<Measured> {
+  const samples: number[] = [];
+  const meter = cpuMeter(pid);
+  const result = await new Promise<autocannon.Result>((done, fail) => {
+    const instance = autocannon(
+      { url: load.url, method: 'POST', headers: load.headers, body: load.body, connections, duration: seconds, pipelining: 1 },
+      (error: unknown, res: autocannon.Result) => (error ? fail(error) : done(res)),
+    );
+    // Exact latencies (autocannon's histogram keeps whole milliseconds only).
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => samples.push(responseTime));
+  });
+  const cpu = meter();
+  const sorted = Float64Array.from(samples).sort();
+  const codes = result.statusCodeStats ?? {};
+  const accepted = codes['201']?.count ?? 0;
+  const total = Object.values(codes).reduce((sum, c) => sum + (c?.count ?? 0), 0);
+  const problems: string[] = [];
+  const others = Object.entries(codes).filter(([code]) => code !== '201');
+  if (others.length > 0) problems.push(`answers other than 201: ${others.map(([code, c]) => `${code}×${c?.count ?? 0}`).join(', ')}`);
+  if (result.errors > 0) problems.push(`${result.errors} connection errors (${result.timeouts} timeouts)`);
+  if (result.mismatches > 0) problems.push(`${result.mismatches} mismatches`);
+  if (total === 0) problems.push('no answers at all');
+  return {
+    accepted,
+    total,
+    durationS: result.duration,
+    rps: accepted / result.duration,
+    acP50: result.latency.p50,
+    acP99: result.latency.p99,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    problems,
+    cpu,
+  };
+}
+
+/** Warm-up (discarded, but its errors count), then the measured window. */
+async function warmAndMeasure(name: string, load: Load, options: Options, pid: number | undefined) {
+  process.stdout.write(`  ${name}: warm-up ${options.warmupS} s … `);
+  const warm = await runLoad(load, options.connections, options.warmupS, pid);
+  process.stdout.write(`measuring ${options.durationS} s … `);
+  const measured = await runLoad(load, options.connections, options.durationS, pid);
+  process.stdout.write(`${Math.round(measured.rps)} req/s\n`);
+  measured.problems.unshift(...warm.problems.map((p) => `warm-up: ${p}`));
+  return { warm, measured };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The runs
+
+interface Row {
+  name: string;
+  m: Measured;
+  notes: string[];
+}
+
+async function runBare(options: Options, label: string): Promise<Row> {
+  const port = await freePort();
+  const child = startChild(label, 'bench/bare-server.ts', { PORT: String(port) });
+  try {
+    const url = `http://127.0.0.1:${port}/send`;
+    const headers = { 'content-type': 'application/json', apikey: 'x'.repeat(32) };
+    await waitReady(child, async () => (await fetch(url, { method: 'POST', headers, body: sendBody })).status === 201);
+    const { measured } = await warmAndMeasure(label, { url, headers, body: sendBody }, options, child.proc.pid);
+    return { name: label, m: measured, notes: [] };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+interface StoreSetup {
+  uri: string;
+  /** Counts after the server stopped: messages stored and sends still queued for the worker. */
+  count(): Promise<{ messages: number; queued: number }>;
+  dispose(): Promise<void>;
+}
+
+function sqliteSetup(dir: string): StoreSetup {
+  const path = join(dir, 'bench.db');
+  return {
+    uri: `file:${path}`,
+    async count() {
+      const db = new SqliteDatabase(path, { readonly: true });
+      try {
+        const messages = (db.prepare('select count(*) as n from messages').get() as { n: number }).n;
+        const queued = (db.prepare('select count(*) as n from send_queue').get() as { n: number }).n;
+        return { messages, queued };
+      } finally {
+        db.close();
+      }
+    },
+    async dispose() {},
+  };
+}
+
+async function postgresReachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function postgresSetup(): Promise<StoreSetup> {
+  const database = `bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(pgUrl);
+  url.pathname = `/${database}`;
+  const uri = url.toString();
+  return {
+    uri,
+    async count() {
+      const client = new pg.Client({ connectionString: uri });
+      await client.connect();
+      try {
+        const messages = Number((await client.query('select count(*) as n from messages')).rows[0].n);
+        const queued = Number((await client.query('select count(*) as n from send_queue')).rows[0].n);
+        return { messages, queued };
+      } finally {
+        await client.end();
+      }
+    },
+    async dispose() {
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${database} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+async function runSwitchboard(options: Options, name: string, setup: StoreSetup, dataDir: string): Promise<Row> {
+  const port = await freePort();
+  const globalKey = `bench-${randomBytes(12).toString('hex')}`;
+  const base = `http://127.0.0.1:${port}`;
+  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=switchboard-${name}-${Date.now()}.cpuprofile`] : [];
+  const child = startChild(
+    name,
+    'src/main.ts',
+    {
+      AUTHENTICATION_API_KEY: globalKey,
+      SERVER_PORT: String(port),
+      SERVER_HOST: '127.0.0.1',
+      SERVER_URL: base,
+      DATA_DIR: dataDir,
+      DATABASE_CONNECTION_URI: setup.uri,
+      LOG_LEVEL: 'warn',
+    },
+    nodeFlags,
+  );
+  let stopped = false;
+  try {
+    await waitReady(child, async () => (await fetch(`${base}/health`)).status === 200);
+    const api = async (path: string, key: string, body: unknown) => {
+      const response = await fetch(`${base}/messenger/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', apikey: key },
+        body: JSON.stringify(body),
+      });
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const instanceName = 'bench';
+    const created = await api('instance/create', globalKey, { instanceName, integration: 'SANDBOX', qrcode: true });
+    if (created.status !== 201) throw new Error(`instance/create answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const scan = await api('sandbox/scan', globalKey, { code: created.body.qrcode.code, number: '5511900000001' });
+    if (scan.status !== 200) throw new Error(`sandbox/scan answered ${scan.status}: ${JSON.stringify(scan.body)}`);
+    const apikey = created.body.hash.apikey as string;
+    const path = `message/sendText/${instanceName}`;
+    const probe = await api(path, apikey, JSON.parse(sendBody));
+    if (probe.status !== 201 || probe.body?.status !== 'PENDING') throw new Error(`probe send answered ${probe.status}: ${JSON.stringify(probe.body)}`);
+
+    const load = { url: `${base}/messenger/${path}`, headers: { 'content-type': 'application/json', apikey }, body: sendBody };
+    const { warm, measured } = await warmAndMeasure(name, load, options, child.proc.pid);
+
+    await stopChild(child);
+    stopped = true;
+    const notes: string[] = [];
+    if (child.proc.exitCode !== 0) notes.push(`server exit code ${child.proc.exitCode ?? child.proc.signalCode}`);
+    // Stored = answered 201 (probe, warm-up, measured) plus up to one request per connection in flight when each
+    // autocannon window closed (the server stored them; autocannon stopped before reading the answer).
+    const answered = 1 + warm.accepted + measured.accepted;
+    const inFlight = 2 * options.connections;
+    const counts = await setup.count();
+    if (counts.messages < answered || counts.messages > answered + inFlight) {
+      measured.problems.push(`store holds ${counts.messages} messages, but ${answered} sends were answered 201 (+ at most ${inFlight} in flight)`);
+    }
+    notes.push(
+      `${counts.messages} messages stored for ${answered} answers 201 (+${counts.messages - answered} in flight at window ends); ` +
+        `${counts.queued} still queued for the worker at stop`,
+    );
+    const log = child.output.join('').trim();
+    if (log) notes.push(`server output (tail): ${log.slice(-600).replace(/\s+/g, ' ')}`);
+    return { name, m: measured, notes };
+  } finally {
+    if (!stopped) await stopChild(child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const fmt = (n: number | undefined, digits = 1) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+
+function printTable(rows: Row[], baseline: number): void {
+  const header = ['run', 'req/s (201)', 'ratio', 'p50 ms', 'p99 ms', 'p50 ms (exact)', 'p99 ms (exact)', 'answers', 'CPU srv/drv/other', 'verdict'];
+  const lines = rows.map((row) => {
+    const { m } = row;
+    const isBare = row.name.startsWith('bare');
+    const ratio = m.rps / baseline;
+    const worstP99 = Math.max(m.acP99, m.p99);
+    let verdict: string;
+    if (m.problems.length > 0) verdict = 'INVALID';
+    else if (isBare) verdict = 'baseline';
+    else {
+      const misses: string[] = [];
+      if (ratio < targets.ratio) misses.push(`ratio<${targets.ratio}`);
+      if (!(worstP99 < targets.p99Ms)) misses.push(`p99≥${targets.p99Ms}ms`);
+      verdict = misses.length === 0 ? 'PASS' : `FAIL (${misses.join(', ')})`;
+    }
+    return [
+      row.name,
+      String(Math.round(m.rps)),
+      isBare ? fmt(ratio, 2) : fmt(ratio, 3),
+      String(m.acP50),
+      String(m.acP99),
+      fmt(m.p50, 2),
+      fmt(m.p99, 2),
+      String(m.total),
+      `${fmt(m.cpu.server, 2)}/${fmt(m.cpu.driver, 2)}/${fmt(m.cpu.other, 2)}`,
+      verdict,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const render = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(render(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const line of lines) console.log(render(line));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const wants = (name: string) => !options.only || options.only.has(name);
+  const started = Date.now();
+  console.log(`Switchboard send benchmark — ${new Date().toISOString()}`);
+  console.log(
+    `node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+      `${options.connections} connections, warm-up ${options.warmupS} s, measured ${options.durationS} s each`,
+  );
+  console.log(`targets: ratio ≥ ${targets.ratio} of bare Fastify, p99 < ${targets.p99Ms} ms\n`);
+
+  const rows: Row[] = [];
+  const skipped: string[] = [];
+  rows.push(await runBare(options, 'bare fastify'));
+
+  if (wants('sqlite')) {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-bench-sqlite-'));
+    try {
+      rows.push(await runSwitchboard(options, 'switchboard sqlite', sqliteSetup(dir), join(dir, 'data')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  if (wants('postgres')) {
+    const unreachable = await postgresReachable();
+    if (unreachable) {
+      const message = `PostgreSQL not reachable at ${pgUrl} (${unreachable}): the PostgreSQL run is SKIPPED`;
+      console.log(`\n*** ${message} ***\n`);
+      skipped.push(message);
+    } else {
+      const setup = await postgresSetup();
+      const dir = mkdtempSync(join(tmpdir(), 'sb-bench-pg-'));
+      try {
+        rows.push(await runSwitchboard(options, 'switchboard postgres', setup, dir));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+        await setup.dispose().catch((error: unknown) => console.error(`could not drop the bench database: ${String(error)}`));
+      }
+    }
+  }
+
+  // Bare again at the end: shows how much the machine's speed drifted during the run (other work on the host).
+  rows.push(await runBare(options, 'bare fastify (again)'));
+  const bares = rows.filter((r) => r.name.startsWith('bare'));
+  const baseline = bares.reduce((sum, r) => sum + r.m.rps, 0) / bares.length;
+  const drift = bares.length === 2 ? Math.abs(bares[0].m.rps - bares[1].m.rps) / baseline : 0;
+
+  console.log('');
+  printTable(rows, baseline);
+  console.log('');
+  console.log(`ratio = req/s ÷ ${Math.round(baseline)} (mean of the two bare runs; they differ by ${(drift * 100).toFixed(1)} %).`);
+  console.log('p50/p99 ms: autocannon histogram (whole ms); "exact": from every response time. PASS needs both p99 < target.');
+  console.log('CPU srv/drv/other: cores used during the measured window by the server process, this driver (autocannon), and everything else (incl. PostgreSQL).');
+  if (drift > 0.1) console.log(`WARNING: the bare runs differ by ${(drift * 100).toFixed(1)} %: the machine was busy with other work; compare with care.`);
+  for (const row of rows) {
+    for (const problem of row.m.problems) console.log(`INVALID ${row.name}: ${problem}`);
+    for (const note of row.notes) console.log(`note ${row.name}: ${note}`);
+  }
+  for (const message of skipped) console.log(`SKIPPED: ${message}`);
+  if (options.cpuProfDir) console.log(`CPU profiles written to ${options.cpuProfDir} (npx tsx bench/profile-summary.ts <file>)`);
+  console.log(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+  const invalid = rows.some((r) => r.m.problems.length > 0);
+  if (invalid) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  killAllNow();
+  process.exitCode = 1;
+});

@@ -1,0 +1,206 @@
+// Test harness: the real app on a real store (SQLite file or a PostgreSQL schema), listening on loopback.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/logger.js';
+import { openStore, type Store } from '../src/store/db.js';
+import { createServices, type Services } from '../src/services.js';
+import { buildApp } from '../src/app.js';
+
+export const pgUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const requireServices = process.env.REQUIRE_SERVICES === '1';
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export interface StoreTarget {
+  name: 'sqlite' | 'postgres';
+  available: boolean;
+  open(): Promise<{ uri: string; store: Store; dispose(): Promise<void> }>;
+}
+
+/** The stores every store/API suite runs on. PostgreSQL missing: a loud skip, or a failure under REQUIRE_SERVICES=1. */
+export async function storeTargets(): Promise<StoreTarget[]> {
+  const pgUp = await postgresReachable();
+  if (!pgUp) {
+    if (requireServices) throw new Error(`REQUIRE_SERVICES=1 but PostgreSQL is not reachable at ${pgUrl}`);
+    console.warn(`\n*** PostgreSQL not reachable at ${pgUrl}: the PostgreSQL variants of these suites are SKIPPED ***\n`);
+  }
+  return [
+    {
+      name: 'sqlite',
+      available: true,
+      async open() {
+        const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-'));
+        const uri = `file:${join(dir, 'test.db')}`;
+        const store = await openStore(uri);
+        return { uri, store, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+      },
+    },
+    {
+      name: 'postgres',
+      available: pgUp,
+      async open() {
+        const schema = `t_${randomBytes(6).toString('hex')}`;
+        const store = await openStore(pgUrl, { schema });
+        return {
+          uri: pgUrl,
+          store,
+          dispose: async () => {
+            const client = new pg.Client({ connectionString: pgUrl });
+            await client.connect();
+            await client.query(`drop schema if exists ${schema} cascade`);
+            await client.end();
+          },
+        };
+      },
+    },
+  ];
+}
+
+export interface TestApp {
+  url: string;
+  globalKey: string;
+  services: Services;
+  app: FastifyInstance;
+  dataDir: string;
+  /** Calls the API: path relative to /messenger unless it starts with '/'. The body is JSON of any shape the test inspects. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers field by field
+  api(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startApp(target: StoreTarget, env: Record<string, string> = {}): Promise<TestApp> {
+  const opened = await target.open();
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
+  const globalKey = `global-${randomBytes(8).toString('hex')}`;
+  const config = loadConfig({
+    AUTHENTICATION_API_KEY: globalKey,
+    DATA_DIR: dataDir,
+    DATABASE_CONNECTION_URI: opened.uri,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_RETRY_INITIAL_DELAY_SECONDS: '0.05',
+    WEBHOOK_RETRY_MAX_DELAY_SECONDS: '0.2',
+    ...env,
+  });
+  const services = createServices({
+    config,
+    logger: silentLogger(),
+    store: opened.store,
+    globalApiKey: globalKey,
+    secretsKey: randomBytes(32),
+  });
+  await services.start();
+  const app = await buildApp(services);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  config.serverUrl = url;
+  return {
+    url,
+    globalKey,
+    services,
+    app,
+    dataDir,
+    async api(method, path, options = {}) {
+      const key = options.key === undefined ? globalKey : options.key;
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (key !== null) headers.apikey = key;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const full = path.startsWith('/') ? `${url}${path}` : `${url}/messenger/${path}`;
+      const response = await fetch(full, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // Non-JSON answers (docs HTML) are returned as text.
+      }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await services.stop();
+      await opened.store.close();
+      await opened.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ReceivedEvent {
+  path: string;
+  headers: IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a delivered event body is inspected field by field
+  body: any;
+}
+
+/** A real HTTP receiver on loopback that records every webhook delivery. */
+export async function startReceiver(answer: (event: ReceivedEvent) => number = () => 200) {
+  const events: ReceivedEvent[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    req.on('end', () => {
+      const event = { path: req.url ?? '/', headers: req.headers, body: raw ? JSON.parse(raw) : null };
+      const status = answer(event);
+      if (status >= 200 && status < 300) events.push(event);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    events,
+    of(name: string, instance?: string) {
+      return events.filter((e) => e.body?.event === name && (!instance || e.body?.instance === instance));
+    },
+    async waitFor(predicate: (events: ReceivedEvent[]) => boolean, timeoutMs = 5000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(events)) {
+        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (got ${events.map((e) => e.body?.event).join(', ')})`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Creates a SANDBOX instance and links it through the QR flow with the given number. */
+export async function linkedSandbox(t: TestApp, name: string, number: string, extra: Record<string, unknown> = {}) {
+  const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX', qrcode: true, ...extra } });
+  if (created.status !== 201) throw new Error(`create ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+  const scan = await t.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number } });
+  if (scan.status !== 200) throw new Error(`scan ${name}: ${scan.status} ${JSON.stringify(scan.body)}`);
+  return { apikey: created.body.hash.apikey as string, id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string };
+}
+
+export async function until<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

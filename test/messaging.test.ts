@@ -1,0 +1,437 @@
+// End-to-end messaging over HTTP: sandbox instances sending to each other, result shapes, errors, presence,
+// queue order and delay, idempotency, sends on unlinked instances and their expiry — on SQLite and PostgreSQL.
+import { createDecipheriv, createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+const targets = await storeTargets();
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Numbers outside the Brazilian/Mexican/Argentinian rewriting rules, unique per call. */
+let numberSeq = 0;
+const nextNumber = () => `4915${String(Date.now() % 1_000_000).padStart(6, '0')}${String(++numberSeq).padStart(2, '0')}`;
+let nameSeq = 0;
+const nextName = (prefix: string) => `${prefix}-${++nameSeq}-${Math.random().toString(36).slice(2, 7)}`;
+
+async function setWebhook(t: TestApp, name: string, url: string) {
+  const res = await t.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url, events: [] } } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+interface Party {
+  name: string;
+  number: string;
+  owner: string;
+  apikey: string;
+  id: string;
+}
+
+async function party(t: TestApp, rx: Receiver | null, prefix: string, extra: Record<string, unknown> = {}): Promise<Party> {
+  const name = nextName(prefix);
+  const number = nextNumber();
+  const linked = await linkedSandbox(t, name, number, extra);
+  if (rx) await setWebhook(t, name, rx.url);
+  return { name, number, ...linked };
+}
+
+/** `messages.update` statuses the receiver got for one key id, in arrival order. */
+function statusesOf(rx: Receiver, instance: string, keyId: string): string[] {
+  return rx
+    .of('messages.update', instance)
+    .filter((e) => e.body.data?.keyId === keyId)
+    .map((e) => e.body.data.status as string);
+}
+
+function upsertsOf(rx: Receiver, instance: string) {
+  return rx.of('messages.upsert', instance);
+}
+
+/** Index of the first event matching `pred` in arrival order (-1 when none). */
+function indexOf(rx: Receiver, pred: (body: Record<string, unknown> & { event: string; instance: string; data: any }) => boolean) {
+  return rx.events.findIndex((e) => pred(e.body));
+}
+
+async function sendText(t: TestApp, from: Party, to: string, text: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) {
+  const res = await t.api('POST', `message/sendText/${from.name}`, { body: { number: to, text, ...extra }, headers });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res;
+}
+
+async function storedStatus(t: TestApp, instanceId: string, keyId: string) {
+  const row = await t.services.store.db
+    .selectFrom('messages')
+    .select(['status', 'from_me'])
+    .where('instance_id', '=', instanceId)
+    .where('key_id', '=', keyId)
+    .executeTakeFirst();
+  return row;
+}
+
+const sha256b64 = (data: Buffer) => createHash('sha256').update(data).digest('base64');
+
+/** Opens WhatsApp-encrypted media the way a receiving phone does (HKDF-expanded key, MAC check, AES-CBC). */
+function decryptMedia(encrypted: Buffer, mediaKeyB64: string, info: string): Buffer {
+  const expanded = Buffer.from(hkdfSync('sha256', Buffer.from(mediaKeyB64, 'base64'), Buffer.alloc(32), info, 112));
+  const iv = expanded.subarray(0, 16);
+  const cipherKey = expanded.subarray(16, 48);
+  const macKey = expanded.subarray(48, 80);
+  const ciphertext = encrypted.subarray(0, encrypted.length - 10);
+  const mac = encrypted.subarray(encrypted.length - 10);
+  const expected = createHmac('sha256', macKey).update(iv).update(ciphertext).digest().subarray(0, 10);
+  if (!expected.equals(mac)) throw new Error('media MAC does not match');
+  const decipher = createDecipheriv('aes-256-cbc', cipherKey, iv);
+  return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+}
+
+async function testImage(width = 64, height = 48): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+    .png()
+    .toBuffer();
+}
+
+/** A loopback HTTP server answering every GET with the given bytes and type. */
+async function serveBytes(bytes: Buffer, type: string) {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': type, 'content-length': String(bytes.length) });
+    res.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function expectErrorEnvelope(res: { status: number; body: any }, status: number, matcher?: RegExp) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toMatchObject({ status, error: expect.any(String) });
+  expect(Array.isArray(res.body.response?.message)).toBe(true);
+  expect(res.body.response.message.length).toBeGreaterThan(0);
+  for (const m of res.body.response.message) expect(typeof m).toBe('string');
+  if (matcher) expect(res.body.response.message.join(' | ')).toMatch(matcher);
+}
+
+describe.each(targets)('messaging over HTTP on $name', (target) => {
+  describe.skipIf(!target.available)(`sandbox messaging (${target.name})`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    beforeAll(async () => {
+      t = await startApp(target);
+      rx = await startReceiver();
+    });
+    afterAll(async () => {
+      await t?.close();
+      await rx?.close();
+    });
+
+    it('delivers A→B: upsert on B, send.message then SERVER_ACK then DELIVERY_ACK on A, READ on markMessageAsRead', async () => {
+      const a = await party(t, rx, 'msg-a');
+      const b = await party(t, rx, 'msg-b');
+      const res = await sendText(t, a, b.number, 'hello B');
+      expect(res.body).toMatchObject({ key: { remoteJid: b.owner, fromMe: true, id: expect.any(String) }, status: 'PENDING' });
+      expect(res.body.messageTimestamp).toMatch(/^\d+$/);
+      const keyId: string = res.body.key.id;
+
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data?.key?.id === keyId), 10_000);
+      const upsert = upsertsOf(rx, b.name).find((e) => e.body.data.key.id === keyId)!.body;
+      expect(upsert.data.key.fromMe).toBe(false);
+      expect(upsert.data.key.remoteJid).toBe(a.owner);
+      expect(upsert.data.message.conversation).toBe('hello B');
+      expect(upsert).toMatchObject({ event: 'messages.upsert', instance: b.name, id: expect.any(String), date_time: expect.any(String) });
+      expect(upsert.sender).toBe(b.owner);
+
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('DELIVERY_ACK'), 10_000);
+      const sendIdx = indexOf(rx, (e) => e.event === 'send.message' && e.instance === a.name && e.data?.key?.id === keyId);
+      const ackIdx = indexOf(rx, (e) => e.event === 'messages.update' && e.instance === a.name && e.data?.keyId === keyId && e.data.status === 'SERVER_ACK');
+      const dlvIdx = indexOf(rx, (e) => e.event === 'messages.update' && e.instance === a.name && e.data?.keyId === keyId && e.data.status === 'DELIVERY_ACK');
+      expect(sendIdx).toBeGreaterThanOrEqual(0);
+      expect(sendIdx).toBeLessThan(ackIdx);
+      expect(ackIdx).toBeLessThan(dlvIdx);
+      expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK']);
+      const update = rx.events[dlvIdx].body.data;
+      expect(update).toMatchObject({ keyId, remoteJid: b.owner, fromMe: true, instanceId: a.id, messageId: expect.any(String) });
+      expect((await storedStatus(t, a.id, keyId))?.status).toBe('DELIVERY_ACK');
+
+      const read = await t.api('POST', `chat/markMessageAsRead/${b.name}`, {
+        body: { readMessages: [{ remoteJid: a.owner, fromMe: false, id: keyId }] },
+      });
+      expect(read.status, JSON.stringify(read.body)).toBe(201);
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('READ'), 10_000);
+      expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
+      expect((await storedStatus(t, a.id, keyId))?.status).toBe('READ');
+    });
+
+    it('sends READ by itself when the recipient has readMessages on', async () => {
+      const a = await party(t, rx, 'rm-a');
+      const b = await party(t, rx, 'rm-b');
+      const set = await t.api('POST', `settings/set/${b.name}`, { body: { readMessages: true } });
+      expect(set.status, JSON.stringify(set.body)).toBe(201);
+      expect(set.body.settings.settings.read_messages).toBe(true);
+      const keyId = (await sendText(t, a, b.number, 'auto read')).body.key.id;
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('READ'), 10_000);
+      expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
+    });
+
+    it('sends no READ when the recipient hides read receipts (privacy readreceipts none)', async () => {
+      const a = await party(t, rx, 'pv-a');
+      const b = await party(t, rx, 'pv-b');
+      const privacy = { readreceipts: 'none', profile: 'all', status: 'contacts', online: 'all', last: 'contacts', groupadd: 'contacts' };
+      const p = await t.api('POST', `chat/updatePrivacySettings/${b.name}`, { body: privacy });
+      expect(p.status, JSON.stringify(p.body)).toBe(201);
+      expect(p.body).toEqual({ update: 'success', data: privacy });
+      const set = await t.api('POST', `settings/set/${b.name}`, { body: { readMessages: true } });
+      expect(set.status).toBe(201);
+
+      const keyId = (await sendText(t, a, b.number, 'you will not see me read')).body.key.id;
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('DELIVERY_ACK'), 10_000);
+      const read = await t.api('POST', `chat/markMessageAsRead/${b.name}`, {
+        body: { readMessages: [{ remoteJid: a.owner, fromMe: false, id: keyId }] },
+      });
+      expect(read.status).toBe(201);
+      // A later message's acknowledgements come after anything the first one could still get (one ordered lane per instance).
+      const marker = (await sendText(t, a, b.number, 'marker')).body.key.id;
+      await rx.waitFor(() => statusesOf(rx, a.name, marker).includes('DELIVERY_ACK'), 10_000);
+      await sleep(300);
+      expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK']);
+      expect((await storedStatus(t, a.id, keyId))?.status).toBe('DELIVERY_ACK');
+    });
+
+    it('acknowledges a message to a number nobody has with SERVER_ACK only', async () => {
+      const a = await party(t, rx, 'un-a');
+      const b = await party(t, rx, 'un-b');
+      const unknown = nextNumber();
+      const res = await sendText(t, a, unknown, 'anyone there?');
+      expect(res.body.key.remoteJid).toBe(`${unknown}@s.whatsapp.net`);
+      const keyId = res.body.key.id;
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('SERVER_ACK'), 10_000);
+      const marker = (await sendText(t, a, b.number, 'marker')).body.key.id;
+      await rx.waitFor(() => statusesOf(rx, a.name, marker).includes('DELIVERY_ACK'), 10_000);
+      await sleep(300);
+      expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK']);
+      expect((await storedStatus(t, a.id, keyId))?.status).toBe('SERVER_ACK');
+      expect(upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId)).toBe(false);
+    });
+  });
+
+  describe.skipIf(!target.available)(`result shapes of sends (${target.name})`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    let a: Party;
+    let b: Party;
+    beforeAll(async () => {
+      t = await startApp(target);
+      rx = await startReceiver();
+      a = await party(t, rx, 'shape-a');
+      b = await party(t, rx, 'shape-b');
+    });
+    afterAll(async () => {
+      await t?.close();
+      await rx?.close();
+    });
+
+    /** The common parts of every send answer: 201, PENDING, key, numeric timestamp. */
+    function expectRecord(res: { status: number; body: any }, remoteJid: string) {
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.status).toBe('PENDING');
+      expect(res.body.key).toMatchObject({ remoteJid, fromMe: true, id: expect.stringMatching(/\S/) });
+      expect(typeof res.body.messageTimestamp).toBe('string');
+      expect(res.body.messageTimestamp).toMatch(/^\d+$/);
+      expect(Math.abs(Number(res.body.messageTimestamp) - Date.now() / 1000)).toBeLessThan(120);
+    }
+
+    /** Checks an image message against the plaintext the caller sent, and that B can fetch and open it. */
+    async function expectImage(msg: any, plain: Buffer, caption: string, width: number, height: number) {
+      expect(msg).toMatchObject({
+        url: expect.any(String),
+        mimetype: 'image/png',
+        caption,
+        fileSha256: sha256b64(plain),
+        fileLength: String(plain.length),
+        height,
+        width,
+        mediaKey: expect.any(String),
+        fileEncSha256: expect.any(String),
+        directPath: expect.any(String),
+        mediaKeyTimestamp: expect.stringMatching(/^\d+$/),
+        jpegThumbnail: expect.any(String),
+        contextInfo: expect.any(Object),
+      });
+      expect(typeof msg.fileLength).toBe('string');
+      expect(Number.isInteger(msg.height) && Number.isInteger(msg.width)).toBe(true);
+      expect(Buffer.from(msg.mediaKey, 'base64')).toHaveLength(32);
+      const thumb = Buffer.from(msg.jpegThumbnail, 'base64');
+      expect(thumb.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))).toBe(true);
+      const meta = await sharp(thumb).metadata();
+      expect(meta.format).toBe('jpeg');
+      expect(meta.width).toBeGreaterThan(0);
+      expect(meta.width).toBeLessThanOrEqual(width);
+    }
+
+    /** B got the message; its media URL serves the encrypted bytes, which decrypt to what A sent. */
+    async function expectFetchableOnB(keyId: string, kindKey: string, hkdfInfo: string) {
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId), 10_000);
+      const got = upsertsOf(rx, b.name).find((e) => e.body.data.key.id === keyId)!.body.data.message[kindKey];
+      expect(got).toBeDefined();
+      const url = new URL(got.url);
+      expect(url.pathname).toMatch(/^\/messenger\/sandbox\/media\//);
+      expect(url.pathname).toBe(`/messenger${got.directPath}`);
+      // Fetched from the service under test (the path the URL names), without any key.
+      const media = await fetch(`${t.url}${url.pathname}`);
+      expect(media.status).toBe(200);
+      const encrypted = Buffer.from(await media.arrayBuffer());
+      expect(sha256b64(encrypted)).toBe(got.fileEncSha256);
+      const plain = decryptMedia(encrypted, got.mediaKey, hkdfInfo);
+      expect(sha256b64(plain)).toBe(got.fileSha256);
+      expect(String(plain.length)).toBe(got.fileLength);
+      return { got, url: got.url as string, plain };
+    }
+
+    it('sendMedia image from a data URL and from raw base64: full imageMessage, media fetchable and decryptable by B', async () => {
+      const png = await testImage(64, 48);
+      const res = await t.api('POST', `message/sendMedia/${a.name}`, {
+        body: { number: b.number, mediatype: 'image', caption: 'a red box', media: `data:image/png;base64,${png.toString('base64')}` },
+      });
+      expectRecord(res, b.owner);
+      await expectImage(res.body.message.imageMessage, png, 'a red box', 64, 48);
+      const onB = await expectFetchableOnB(res.body.key.id, 'imageMessage', 'WhatsApp Image Keys');
+      expect(onB.plain.equals(png)).toBe(true);
+      expect(onB.got.fileEncSha256).toBe(res.body.message.imageMessage.fileEncSha256);
+      // The URL the service announces must point at the service itself.
+      expect(new URL(onB.url).origin).toBe(new URL(t.url).origin);
+
+      const raw = await t.api('POST', `message/sendMedia/${a.name}`, {
+        body: { number: b.number, mediatype: 'image', media: png.toString('base64') },
+      });
+      expectRecord(raw, b.owner);
+      await expectImage(raw.body.message.imageMessage, png, '', 64, 48);
+    });
+
+    it('sendMedia image from an http URL served on loopback', async () => {
+      const png = await testImage(40, 30);
+      const server = await serveBytes(png, 'image/png');
+      try {
+        const res = await t.api('POST', `message/sendMedia/${a.name}`, {
+          body: { number: b.number, mediatype: 'image', caption: 'from a URL', media: `${server.url}/pictures/box.png` },
+        });
+        expectRecord(res, b.owner);
+        await expectImage(res.body.message.imageMessage, png, 'from a URL', 40, 30);
+        await expectFetchableOnB(res.body.key.id, 'imageMessage', 'WhatsApp Image Keys');
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('sendMedia document keeps its fileName', async () => {
+      const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n', 'latin1');
+      const res = await t.api('POST', `message/sendMedia/${a.name}`, {
+        body: { number: b.number, mediatype: 'document', fileName: 'report.pdf', caption: 'the report', media: pdf.toString('base64') },
+      });
+      expectRecord(res, b.owner);
+      const doc = res.body.message.documentMessage;
+      expect(doc).toMatchObject({
+        fileName: 'report.pdf',
+        mimetype: 'application/pdf',
+        caption: 'the report',
+        fileSha256: sha256b64(pdf),
+        fileLength: String(pdf.length),
+        mediaKey: expect.any(String),
+        fileEncSha256: expect.any(String),
+        directPath: expect.any(String),
+        url: expect.any(String),
+      });
+      const onB = await expectFetchableOnB(res.body.key.id, 'documentMessage', 'WhatsApp Document Keys');
+      expect(onB.plain.equals(pdf)).toBe(true);
+    });
+
+    it('sendSticker answers a stickerMessage in image/webp', async () => {
+      const png = await testImage(100, 50);
+      const res = await t.api('POST', `message/sendSticker/${a.name}`, { body: { number: b.number, sticker: png.toString('base64') } });
+      expectRecord(res, b.owner);
+      const sticker = res.body.message.stickerMessage;
+      expect(sticker).toMatchObject({
+        mimetype: 'image/webp',
+        fileSha256: expect.any(String),
+        fileEncSha256: expect.any(String),
+        mediaKey: expect.any(String),
+        fileLength: expect.stringMatching(/^\d+$/),
+        width: 512,
+        height: 512,
+      });
+      const onB = await expectFetchableOnB(res.body.key.id, 'stickerMessage', 'WhatsApp Image Keys');
+      expect((await sharp(onB.plain).metadata()).format).toBe('webp');
+    });
+
+    it('sendPoll answers pollCreationMessage with a 32-byte messageSecret', async () => {
+      const res = await t.api('POST', `message/sendPoll/${a.name}`, {
+        body: { number: b.number, name: 'Lunch?', selectableCount: 2, values: ['Pizza', 'Sushi', 'Salad'] },
+      });
+      expectRecord(res, b.owner);
+      expect(res.body.message.pollCreationMessage).toEqual({
+        name: 'Lunch?',
+        options: [{ optionName: 'Pizza' }, { optionName: 'Sushi' }, { optionName: 'Salad' }],
+        selectableOptionsCount: 2,
+      });
+      const secret = res.body.message.messageContextInfo?.messageSecret;
+      expect(typeof secret).toBe('string');
+      expect(Buffer.from(secret, 'base64')).toHaveLength(32);
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === res.body.key.id), 10_000);
+      const onB = upsertsOf(rx, b.name).find((e) => e.body.data.key.id === res.body.key.id)!.body.data.message;
+      expect(onB.pollCreationMessage.name).toBe('Lunch?');
+      expect(onB.messageContextInfo.messageSecret).toBe(secret);
+    });
+
+    it('sendList (values or sections) answers a single-choice poll built from the rows', async () => {
+      const sections = [
+        { title: 'Drinks', rows: [{ title: 'Coffee', description: 'hot', rowId: 'c' }, { title: 'Tea', rowId: 't' }] },
+        { title: 'Food', rows: [{ title: 'Cake', rowId: 'k' }] },
+      ];
+      for (const key of ['values', 'sections']) {
+        const res = await t.api('POST', `message/sendList/${a.name}`, {
+          body: { number: b.number, title: 'Menu', description: 'Pick one', buttonText: 'Open', footerText: 'thanks', [key]: sections },
+        });
+        expectRecord(res, b.owner);
+        expect(res.body.message.pollCreationMessage).toEqual({
+          name: 'Menu',
+          options: [{ optionName: 'Coffee' }, { optionName: 'Tea' }, { optionName: 'Cake' }],
+          selectableOptionsCount: 1,
+        });
+        expect(Buffer.from(res.body.message.messageContextInfo.messageSecret, 'base64')).toHaveLength(32);
+      }
+    });
+
+    it('sendStatus text: extendedTextMessage on status@broadcast with participant, delivered to the audience', async () => {
+      const res = await t.api('POST', `message/sendStatus/${a.name}`, {
+        body: { type: 'text', content: 'Hello status', backgroundColor: '#008000', font: 2, statusJidList: [b.number] },
+      });
+      expectRecord(res, 'status@broadcast');
+      expect(res.body.participant).toBe(a.owner);
+      const ext = res.body.message.extendedTextMessage;
+      expect(ext.text).toBe('Hello status');
+      expect(ext.backgroundArgb).toBe(0xff008000);
+      expect(Number.isInteger(ext.backgroundArgb)).toBe(true);
+      // font is a string in the record (interface.md); 2 is WhatsApp's FB_SCRIPT, as Evolution answers it.
+      expect(ext.font).toBe('FB_SCRIPT');
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === res.body.key.id), 10_000);
+      const onB = upsertsOf(rx, b.name).find((e) => e.body.data.key.id === res.body.key.id)!.body.data;
+      expect(onB.key).toMatchObject({ remoteJid: 'status@broadcast', fromMe: false, participant: a.owner });
+      expect(onB.message.extendedTextMessage.text).toBe('Hello status');
+    });
+
+    it('sendStatus image: imageMessage on status@broadcast', async () => {
+      const png = await testImage(32, 32);
+      const res = await t.api('POST', `message/sendStatus/${a.name}`, {
+        body: { type: 'image', content: `data:image/png;base64,${png.toString('base64')}`, caption: 'pic', statusJidList: [b.owner] },
+      });
+      expectRecord(res, 'status@broadcast');
+      expect(res.body.participant).toBe(a.owner);
+      await expectImage(res.body.message.imageMessage, png, 'pic', 32, 32);
+      await expectFetchableOnB(res.body.key.id, 'imageMessage', 'WhatsApp Image Keys');
+    });
+  });
+});

@@ -1,0 +1,102 @@
+// Pure rules: configuration validation and its documentation, addresses, status progression, event names.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, settingDocs } from '../src/config.js';
+import { toJid } from '../src/messages/jid.js';
+import { statusSteps } from '../src/messages/status.js';
+import { eventNames, eventSuffix, resolveEventName, wireName } from '../src/events/catalog.js';
+import { argbFromColor } from '../src/messages/compose.js';
+import { SecretsBox } from '../src/util/secrets-box.js';
+import { randomBytes } from 'node:crypto';
+
+describe('configuration', () => {
+  it('has defaults that start the service on SQLite', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.databaseUri).toBe('file:./data/switchboard.db');
+    expect(config.globalApiKey).toBeUndefined();
+    expect(config.webhookRetryMaxAttempts).toBe(10);
+  });
+
+  it('lists every invalid setting at once', () => {
+    try {
+      loadConfig({ SERVER_PORT: 'eighty', WEBHOOK_GLOBAL_ENABLED: 'maybe', DATABASE_CONNECTION_URI: 'mysql://x' });
+      expect.unreachable('loadConfig accepted bad settings');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as Error).message;
+      expect(message).toMatch(/SERVER_PORT must be a whole number/);
+      expect(message).toMatch(/WEBHOOK_GLOBAL_ENABLED must be true or false/);
+      expect(message).toMatch(/DATABASE_CONNECTION_URI must start with file:/);
+    }
+  });
+
+  it('reads the global webhook event filter', () => {
+    const config = loadConfig({ WEBHOOK_EVENTS_MESSAGES_UPSERT: 'true', WEBHOOK_EVENTS_QRCODE_UPDATED: 'false' });
+    expect(config.webhookGlobalEvents).toEqual({ MESSAGES_UPSERT: true, QRCODE_UPDATED: false });
+  });
+
+  it('is documented in the README, setting by setting', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    for (const setting of settingDocs) expect(readme, setting.env).toContain(`\`${setting.env}\``);
+  });
+});
+
+describe('recipient addresses (Evolution §8.1)', () => {
+  it.each([
+    ['5511999999999', '5511999999999@s.whatsapp.net'],
+    ['5531999999999', '553199999999@s.whatsapp.net'],
+    ['+55 (11) 99999-9999', '5511999999999@s.whatsapp.net'],
+    ['5215512345678', '525512345678@s.whatsapp.net'],
+    ['120363012345678901', '120363012345678901@g.us'],
+    ['120363012345678901@g.us', '120363012345678901@g.us'],
+    ['status@broadcast', 'status@broadcast'],
+    ['5511999999999:12@s.whatsapp.net', '5511999999999@s.whatsapp.net'],
+    ['4915112345678', '4915112345678@s.whatsapp.net'],
+  ])('%s → %s', (input, expected) => {
+    expect(toJid(input)).toBe(expected);
+  });
+
+  it('refuses what cannot be a number, naming the field', () => {
+    expect(() => toJid('abc')).toThrow(/number must be a phone number/);
+    expect(() => toJid('12', 'statusJidList[0]')).toThrow(/statusJidList\[0\]/);
+  });
+});
+
+describe('message status progression', () => {
+  it('records implied steps and ignores stale receipts', () => {
+    expect(statusSteps('PENDING', 'READ')).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
+    expect(statusSteps('SERVER_ACK', 'DELIVERY_ACK')).toEqual(['DELIVERY_ACK']);
+    expect(statusSteps('READ', 'DELIVERY_ACK')).toEqual([]);
+    expect(statusSteps('PENDING', 'ERROR')).toEqual(['ERROR']);
+    expect(statusSteps('ERROR', 'READ')).toEqual([]);
+  });
+});
+
+describe('event catalogue', () => {
+  it('has Evolution\'s 31 events with wire names and suffixes', () => {
+    expect(eventNames).toHaveLength(31);
+    expect(wireName('MESSAGES_UPSERT')).toBe('messages.upsert');
+    expect(eventSuffix('GROUP_PARTICIPANTS_UPDATE')).toBe('group-participants-update');
+    expect(eventSuffix('TYPEBOT_CHANGE_STATUS')).toBe('typebot-change-status');
+    expect(resolveEventName('GROUPS_UPDATE')).toBe('GROUP_UPDATE');
+    expect(resolveEventName('messages.upsert')).toBe('MESSAGES_UPSERT');
+    expect(resolveEventName('NOPE')).toBeUndefined();
+  });
+});
+
+describe('small formats', () => {
+  it('turns colours into ARGB integers', () => {
+    expect(argbFromColor('#008000')).toBe(0xff008000);
+    expect(argbFromColor('80FF0000')).toBe(0x80ff0000);
+    expect(() => argbFromColor('green')).toThrow(/backgroundColor/);
+  });
+
+  it('seals and opens secrets, refusing tampered ones', () => {
+    const box = new SecretsBox(randomBytes(32));
+    const sealed = box.seal('top-secret');
+    expect(sealed).not.toContain('top-secret');
+    expect(box.open(sealed)).toBe('top-secret');
+    expect(() => box.open(`${sealed.slice(0, -2)}AA`)).toThrow();
+  });
+});

@@ -1,0 +1,12 @@
+// Test runner settings: one fork per file, generous timeouts for real stores and servers.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['default', './test/summary-reporter.ts'],
+  },
+});
