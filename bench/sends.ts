@@ -5,6 +5,7 @@
 //   npm run bench -- --only=sqlite        # a subset (bare is always measured)
 //   npm run bench -- --duration=10 --warmup=2 --connections=50
 //   npm run bench -- --cpu-prof=/tmp/prof # also write a V8 CPU profile of each Switchboard server (see profile-summary.ts)
+//   npm run bench -- --unlinked           # diagnostic: instance not linked, so the worker delivers nothing (accept path only)
 //
 // Every server runs in its own child process (node --import tsx); autocannon runs here, in the driver.
 // PostgreSQL: BENCH_POSTGRES_URL (default TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test) is used to
@@ -33,10 +34,12 @@ interface Options {
   durationS: number;
   only: Set<string> | undefined;
   cpuProfDir: string | undefined;
+  /** Diagnostic: leave the instance unlinked, so sends are accepted and queued but the worker delivers nothing. */
+  unlinked: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined };
+  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false };
   for (const arg of argv) {
     const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
     const num = () => {
@@ -48,8 +51,9 @@ function parseArgs(argv: string[]): Options {
     else if (name === 'warmup') options.warmupS = num();
     else if (name === 'duration') options.durationS = num();
     else if (name === 'only') options.only = new Set(value.split(',').map((s) => s.trim()));
+    else if (name === 'unlinked') options.unlinked = true;
     else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
-    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir>)`);
+    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked)`);
   }
   return options;
 }
@@ -169,6 +173,18 @@ interface CpuShare {
   server: number | undefined;
   driver: number;
   other: number | undefined;
+  /** Bytes the server process caused to be written to storage (SQLite file and WAL; PostgreSQL writes in its own processes). */
+  serverWriteBytes: number | undefined;
+}
+
+function pidWriteBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /^write_bytes:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function cpuMeter(pid: number | undefined) {
@@ -176,11 +192,13 @@ function cpuMeter(pid: number | undefined) {
   const wall0 = process.hrtime.bigint();
   const machine0 = machineCpu();
   const server0 = pidCpuTicks(pid);
+  const written0 = pidWriteBytes(pid);
   const driver0 = process.cpuUsage();
   return (): CpuShare => {
     const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
     const machine1 = machineCpu();
     const server1 = pidCpuTicks(pid);
+    const written1 = pidWriteBytes(pid);
     const d = process.cpuUsage(driver0);
     const driver = (d.user + d.system) / 1e6 / wallS;
     const server = server0 !== undefined && server1 !== undefined ? (server1 - server0) / clockTicks / wallS : undefined;
@@ -189,7 +207,8 @@ function cpuMeter(pid: number | undefined) {
       const busyCores = ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * cores;
       other = Math.max(0, busyCores - driver - (server ?? 0));
     }
-    return { server, driver, other };
+    const serverWriteBytes = written0 !== undefined && written1 !== undefined ? written1 - written0 : undefined;
+    return { server, driver, other, serverWriteBytes };
   };
 }
 
@@ -369,7 +388,8 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
   const port = await freePort();
   const globalKey = `bench-${randomBytes(12).toString('hex')}`;
   const base = `http://127.0.0.1:${port}`;
-  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=switchboard-${name}-${Date.now()}.cpuprofile`] : [];
+  // One folder per run: V8 writes one profile per thread (the tsx loader has its own thread); the largest is the server.
+  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${name.replace(/\W+/g, '-')}-${Date.now()}`)}`] : [];
   const child = startChild(
     name,
     'src/main.ts',
@@ -399,8 +419,10 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
     const instanceName = 'bench';
     const created = await api('instance/create', globalKey, { instanceName, integration: 'SANDBOX', qrcode: true });
     if (created.status !== 201) throw new Error(`instance/create answered ${created.status}: ${JSON.stringify(created.body)}`);
-    const scan = await api('sandbox/scan', globalKey, { code: created.body.qrcode.code, number: '5511900000001' });
-    if (scan.status !== 200) throw new Error(`sandbox/scan answered ${scan.status}: ${JSON.stringify(scan.body)}`);
+    if (!options.unlinked) {
+      const scan = await api('sandbox/scan', globalKey, { code: created.body.qrcode.code, number: '5511900000001' });
+      if (scan.status !== 200) throw new Error(`sandbox/scan answered ${scan.status}: ${JSON.stringify(scan.body)}`);
+    }
     const apikey = created.body.hash.apikey as string;
     const path = `message/sendText/${instanceName}`;
     const probe = await api(path, apikey, JSON.parse(sendBody));
@@ -412,6 +434,11 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
     await stopChild(child);
     stopped = true;
     const notes: string[] = [];
+    const written = measured.cpu.serverWriteBytes;
+    // PostgreSQL writes in its own processes, so only SQLite's writes are the server's.
+    if (written !== undefined && measured.accepted > 0 && setup.uri.startsWith('file:')) {
+      notes.push(`server process wrote ${(written / 1e6).toFixed(0)} MB to storage in the measured window (${(written / measured.accepted / 1024).toFixed(1)} KiB per accepted send)`);
+    }
     if (child.proc.exitCode !== 0) notes.push(`server exit code ${child.proc.exitCode ?? child.proc.signalCode}`);
     // Stored = answered 201 (probe, warm-up, measured) plus up to one request per connection in flight when each
     // autocannon window closed (the server stored them; autocannon stopped before reading the answer).
@@ -486,6 +513,7 @@ async function main(): Promise<void> {
       `${options.connections} connections, warm-up ${options.warmupS} s, measured ${options.durationS} s each`,
   );
   console.log(`targets: ratio ≥ ${targets.ratio} of bare Fastify, p99 < ${targets.p99Ms} ms\n`);
+  if (options.unlinked) console.log('DIAGNOSTIC MODE --unlinked: the instance is not linked; sends are queued, never delivered. Not the benchmark.\n');
 
   const rows: Row[] = [];
   const skipped: string[] = [];

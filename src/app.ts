@@ -15,6 +15,8 @@ import { chatRoutes } from './api/chat.routes.js';
 import { sandboxRoutes } from './api/sandbox.routes.js';
 import { metaRoutes } from './api/meta.routes.js';
 import { version } from './version.js';
+import { attachWebsocket } from './events/websocket/index.js';
+import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
@@ -30,6 +32,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerErrorHandling(base);
   registerAuth(base, services.globalApiKey, services.registry);
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const websocket = attachWebsocket(base, services, { enabled: config.websocketEnabled, globalEvents: config.websocketGlobalEvents });
+  base.addHook('preClose', async () => {
+    await websocket.close();
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -55,6 +61,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(messageRoutes, { services });
       await api.register(chatRoutes, { services });
       await api.register(sandboxRoutes, { services });
+      await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });
     },
     // Per-request access lines stay below info (the API is hot); handlers log what matters themselves.
     { prefix: '/messenger', logLevel: config.logLevel === 'debug' || config.logLevel === 'trace' ? config.logLevel : 'warn' },

@@ -37,6 +37,11 @@ export interface Config {
   webhookSigningSecret: string | undefined;
   nodeId: string;
   secretsKey: string | undefined;
+  metricsEnabled: boolean;
+  websocketEnabled: boolean;
+  websocketGlobalEvents: boolean;
+  /** WHATSAPP-BUSINESS (Meta Cloud API); the verify token is resolved by the services when unset. */
+  waBusiness: { url: string; version: string; verifyToken: string | undefined; appSecrets: string[]; timeoutMs: number };
 }
 
 /** One documented setting; the README's configuration table is generated from this list. */
@@ -79,6 +84,14 @@ export const settingDocs: SettingDoc[] = [
   { env: 'WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES', default: '400,401,403,404,422', meaning: 'Receiver statuses that dead-letter a delivery at once.' },
   { env: 'WEBHOOK_SIGNING_SECRET', default: '', meaning: 'Standard Webhooks secret (`whsec_…`) used to sign deliveries of webhooks without a secret of their own, and the global webhook.' },
   { env: 'SECRETS_KEY', default: '(generated)', meaning: 'Base64 32-byte key sealing stored secrets (instance keys, provider tokens). Generated into `DATA_DIR/secrets-key` when unset; set the same value on every node.' },
+  { env: 'WEBSOCKET_ENABLED', default: 'false', meaning: 'Serve socket.io on the HTTP port (path `/socket.io`): namespace `/<instance name>` per instance, for the global key or that instance\'s own key, filtered by `websocket/set`. The key goes in the handshake (`auth.apikey`, `apikey` header or query); no address skips it.' },
+  { env: 'WEBSOCKET_GLOBAL_EVENTS', default: 'false', meaning: 'With WEBSOCKET_ENABLED: every event of every instance, unfiltered, also goes to the default namespace `/` (global key only). When off, `/` refuses connections.' },
+  { env: 'WA_BUSINESS_URL', default: 'https://graph.facebook.com', meaning: 'Graph API base address for WHATSAPP-BUSINESS instances (without the version).' },
+  { env: 'WA_BUSINESS_VERSION', default: 'v20.0', meaning: 'Graph API version of every Cloud API call (`21.0` is accepted as `v21.0`).' },
+  { env: 'WA_BUSINESS_TOKEN_WEBHOOK', default: '(derived)', meaning: 'Verify token Meta must send to GET /messenger/webhook/meta; answered as `access_token_wa_business` at creation. Unset: a stable token derived from SECRETS_KEY (same on every node, no default anyone can guess).' },
+  { env: 'WA_BUSINESS_APP_SECRET', default: '', meaning: 'Meta app secret that signs webhook posts (X-Hub-Signature-256); a comma list during a rotation. Unset: every POST /messenger/webhook/meta is refused (503).' },
+  { env: 'WA_BUSINESS_TIMEOUT_MS', default: '20000', meaning: 'Time limit of one Graph API request; a send that times out is retried.' },
+  { env: 'METRICS_ENABLED', default: 'false', meaning: 'Serve Prometheus metrics at `GET /metrics` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.' },
   { env: 'NODE_ID', default: '<hostname>-<pid>', meaning: 'Name of this node (in logs and queue leases).' },
 ];
 
@@ -179,6 +192,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     read.problems.push('WEBHOOK_SIGNING_SECRET must look like whsec_<base64>');
   }
 
+  const waBusinessUrl = read.string('WA_BUSINESS_URL', 'https://graph.facebook.com').replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(waBusinessUrl)) read.problems.push('WA_BUSINESS_URL must start with http:// or https://');
+  const waBusinessVersion = read.string('WA_BUSINESS_VERSION', 'v20.0');
+  if (!/^v?\d+\.\d+$/.test(waBusinessVersion)) read.problems.push('WA_BUSINESS_VERSION must look like v20.0');
+  const qrcodeColor = read.string('QRCODE_COLOR', '#198754');
+  if (!/^#[0-9a-fA-F]{6}$/.test(qrcodeColor)) read.problems.push(`QRCODE_COLOR must be a colour like #198754 (got "${qrcodeColor}")`);
+
   const config: Config = {
     port,
     host: read.string('SERVER_HOST', '0.0.0.0'),
@@ -197,7 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendRetryBaseMs: read.int('SEND_RETRY_BASE_MS', 1000, 1, 3600_000),
     sandboxAutoLink: read.bool('SANDBOX_AUTO_LINK', false),
     qrcodeLimit: read.int('QRCODE_LIMIT', 30, 1, 1000),
-    qrcodeColor: read.string('QRCODE_COLOR', '#198754'),
+    qrcodeColor,
     qrcodeTtlMs: read.int('QRCODE_TTL_MS', 60_000, 1000, 3600_000),
     webhookGlobalEnabled: read.bool('WEBHOOK_GLOBAL_ENABLED', false),
     webhookGlobalUrl: globalUrl,
@@ -213,6 +233,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookSigningSecret: signingSecret,
     nodeId: read.string('NODE_ID', `${hostname()}-${process.pid}`),
     secretsKey: read.optional('SECRETS_KEY'),
+    metricsEnabled: read.bool('METRICS_ENABLED', false),
+    websocketEnabled: read.bool('WEBSOCKET_ENABLED', false),
+    websocketGlobalEvents: read.bool('WEBSOCKET_GLOBAL_EVENTS', false),
+    waBusiness: {
+      url: waBusinessUrl,
+      version: waBusinessVersion.startsWith('v') ? waBusinessVersion : `v${waBusinessVersion}`,
+      verifyToken: read.optional('WA_BUSINESS_TOKEN_WEBHOOK'),
+      appSecrets: read
+        .string('WA_BUSINESS_APP_SECRET', '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      timeoutMs: read.int('WA_BUSINESS_TIMEOUT_MS', 20_000, 100, 600_000),
+    },
   };
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n- ${read.problems.join('\n- ')}`);

@@ -15,6 +15,8 @@ import { SendQueue } from './messages/send-queue.js';
 import { SendService } from './messages/send-service.js';
 import { SandboxNetwork } from './connectors/sandbox/network.js';
 import { evolutionConnector } from './connectors/evolution.js';
+import { Metrics } from './observability/metrics.js';
+import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
 import { unlinkedWhatsAppConnector } from './connectors/unlinked-whatsapp.js';
 
 export interface Services {
@@ -32,6 +34,9 @@ export interface Services {
   sends: SendService;
   sandbox: SandboxNetwork;
   webhooks: WebhookDispatcher;
+  metrics: Metrics;
+  /** WHATSAPP-BUSINESS settings with the verify token resolved. */
+  cloudApi: CloudApiSettings;
   /** Loads state and starts connections and workers. */
   start(): Promise<void>;
   /** Stops workers and connections (the store stays open). */
@@ -65,6 +70,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     apikeyOf,
   });
   let sandbox: SandboxNetwork | undefined;
+  const cloudApi: CloudApiSettings = { ...config.waBusiness, verifyToken: config.waBusiness.verifyToken ?? deriveVerifyToken(secretsKey) };
   runtime = new InstanceRuntime({
     db: store.db,
     config,
@@ -77,7 +83,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       SANDBOX: (instance) => sandbox!.createConnector(instance),
       EVOLUTION: evolutionConnector,
       'WHATSAPP-BAILEYS': unlinkedWhatsAppConnector,
-      'WHATSAPP-BUSINESS': unlinkedWhatsAppConnector,
+      'WHATSAPP-BUSINESS': cloudApiConnectorFactory({ settings: cloudApi, logger }),
     },
   });
   const liveRuntime = runtime;
@@ -91,7 +97,15 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       byOwnerJid: (jid) => registry.linkedSandboxByOwner(jid),
     },
   });
-  const webhooks = new WebhookDispatcher({ store, config, sinks, box, logger });
+  const metrics = new Metrics(store.db);
+  const webhooks = new WebhookDispatcher({
+    store,
+    config,
+    sinks,
+    box,
+    logger,
+    onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
+  });
   events.onDeliveriesQueued(() => webhooks.wake());
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id) => workers.wake(id));
   const sends = new SendService(store.db, queue);
@@ -112,6 +126,8 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     sends,
     sandbox,
     webhooks,
+    metrics,
+    cloudApi,
     async start() {
       await registry.load();
       await sinks.load();

@@ -202,6 +202,34 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect((await storedStatus(t, a.id, keyId))?.status).toBe('DELIVERY_ACK');
     });
 
+    it('B replies quoting A\'s message: contextInfo carries the quoted message, A receives the reply', async () => {
+      const a = await party(t, rx, 'qt-a');
+      const b = await party(t, rx, 'qt-b');
+      const keyId = (await sendText(t, a, b.number, 'question?')).body.key.id;
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId), 10_000);
+      const reply = await sendText(t, b, a.number, 'answer!', { quoted: { key: { id: keyId } } });
+      const ext = reply.body.message.extendedTextMessage;
+      expect(ext.text).toBe('answer!');
+      expect(ext.contextInfo).toMatchObject({ stanzaId: keyId, participant: a.owner, quotedMessage: { conversation: 'question?' } });
+      await rx.waitFor(() => upsertsOf(rx, a.name).some((e) => e.body.data.key.id === reply.body.key.id), 10_000);
+      const onA = upsertsOf(rx, a.name).find((e) => e.body.data.key.id === reply.body.key.id)!.body.data;
+      expect(onA.key).toMatchObject({ remoteJid: b.owner, fromMe: false });
+      expect(onA.message.extendedTextMessage.contextInfo.stanzaId).toBe(keyId);
+    });
+
+    it('reaches a sandbox account linked with a Brazilian mobile number however the sender writes it', async () => {
+      const a = await party(t, rx, 'br-a');
+      const name = nextName('br-b');
+      const brazil = `553199${String(Date.now() % 10_000_000).padStart(7, '0')}`;
+      const b = { name, number: brazil, ...(await linkedSandbox(t, name, brazil)) };
+      await setWebhook(t, name, rx.url);
+      for (const written of [brazil, `+55 31 ${brazil.slice(4, 9)}-${brazil.slice(9)}`, `${brazil}@s.whatsapp.net`]) {
+        const keyId = (await sendText(t, a, written, `to ${written}`)).body.key.id;
+        await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId), 10_000);
+        await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('DELIVERY_ACK'), 10_000);
+      }
+    });
+
     it('acknowledges a message to a number nobody has with SERVER_ACK only', async () => {
       const a = await party(t, rx, 'un-a');
       const b = await party(t, rx, 'un-b');
@@ -423,6 +451,15 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect(onB.message.extendedTextMessage.text).toBe('Hello status');
     });
 
+    it('sendStatus with allContacts reaches the chats A has messaged', async () => {
+      const res = await t.api('POST', `message/sendStatus/${a.name}`, {
+        body: { type: 'text', content: 'to everyone', backgroundColor: '#112233', font: 0, allContacts: true },
+      });
+      expectRecord(res, 'status@broadcast');
+      expect(res.body.message.extendedTextMessage).toMatchObject({ text: 'to everyone', backgroundArgb: 0xff112233, font: 'SYSTEM' });
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === res.body.key.id), 10_000);
+    });
+
     it('sendStatus image: imageMessage on status@broadcast', async () => {
       const png = await testImage(32, 32);
       const res = await t.api('POST', `message/sendStatus/${a.name}`, {
@@ -432,6 +469,446 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect(res.body.participant).toBe(a.owner);
       await expectImage(res.body.message.imageMessage, png, 'pic', 32, 32);
       await expectFetchableOnB(res.body.key.id, 'imageMessage', 'WhatsApp Image Keys');
+    });
+  });
+
+  describe.skipIf(!target.available)(`errors of send routes (${target.name})`, () => {
+    const maxBytes = 4096;
+    let t: TestApp;
+    let a: Party;
+    let b: Party;
+    beforeAll(async () => {
+      t = await startApp(target, { MEDIA_MAX_BYTES: String(maxBytes) });
+      a = await party(t, null, 'err-a');
+      b = await party(t, null, 'err-b');
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    const countMessages = async () =>
+      Number(
+        (
+          await t.services.store.db
+            .selectFrom('messages')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('instance_id', '=', a.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+
+    it('answers 400 naming the field for bad common fields, and stores nothing', async () => {
+      const before = await countMessages();
+      expectErrorEnvelope(await t.api('POST', `message/sendText/${a.name}`, { body: { text: 'hi' } }), 400, /number is required/);
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendMedia/${a.name}`, { body: { mediatype: 'image', media: 'aGVsbG8=' } }),
+        400,
+        /number is required/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi', delay: '1000' } }),
+        400,
+        /delay must be an integer/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi', delay: 300001 } }),
+        400,
+        /delay must be at most 300000/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi', delay: -1 } }),
+        400,
+        /delay must be at least 0/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendText/${a.name}`, { body: { number: 'not a number', text: 'hi' } }),
+        400,
+        /number/,
+      );
+      const ok = await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi', delay: 300000 } });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(await countMessages()).toBe(before + 1);
+    });
+
+    it('answers 400 for polls with too few or too many options or a selectableCount above the options', async () => {
+      const before = await countMessages();
+      const poll = (values: string[], selectableCount = 1) =>
+        t.api('POST', `message/sendPoll/${a.name}`, { body: { number: b.number, name: 'Q', selectableCount, values } });
+      expectErrorEnvelope(await poll(['only']), 400, /values/);
+      const thirteen = Array.from({ length: 13 }, (_, i) => `option ${i + 1}`);
+      expectErrorEnvelope(await poll(thirteen), 400, /values.*12/);
+      expectErrorEnvelope(await poll(['a', 'b', 'c'], 4), 400, /selectableCount/);
+      expectErrorEnvelope(await poll(['a', 'a']), 400, /values/);
+      expect((await poll(thirteen.slice(0, 12), 12)).status).toBe(201);
+      expect(await countMessages()).toBe(before + 1);
+    });
+
+    it('answers 400 for media that is not what mediatype says, 413 for media over MEDIA_MAX_BYTES', async () => {
+      const before = await countMessages();
+      const pdf = Buffer.from('%PDF-1.4\n%%EOF\n', 'latin1').toString('base64');
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendMedia/${a.name}`, { body: { number: b.number, mediatype: 'image', media: pdf } }),
+        400,
+        /media is not an image/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendMedia/${a.name}`, { body: { number: b.number, mediatype: 'image', media: 'this is not media at all' } }),
+        400,
+        /media/,
+      );
+      const big = Buffer.alloc(maxBytes + 1, 7);
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendMedia/${a.name}`, { body: { number: b.number, mediatype: 'document', fileName: 'x.bin', media: big.toString('base64') } }),
+        413,
+        /media is larger than/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendSticker/${a.name}`, { body: { number: b.number, sticker: `data:image/png;base64,${big.toString('base64')}` } }),
+        413,
+        /sticker/,
+      );
+      const server = await serveBytes(big, 'image/png');
+      try {
+        expectErrorEnvelope(
+          await t.api('POST', `message/sendMedia/${a.name}`, { body: { number: b.number, mediatype: 'image', media: `${server.url}/big.png` } }),
+          413,
+          /media/,
+        );
+      } finally {
+        await server.close();
+      }
+      expect(await countMessages()).toBe(before);
+    });
+
+    it('answers 400 for a text status without backgroundColor or font', async () => {
+      const status = (extra: Record<string, unknown>) =>
+        t.api('POST', `message/sendStatus/${a.name}`, { body: { type: 'text', content: 'hi', statusJidList: [b.number], ...extra } });
+      expectErrorEnvelope(await status({ font: 1 }), 400, /backgroundColor/);
+      expectErrorEnvelope(await status({ backgroundColor: '#008000' }), 400, /font/);
+      expectErrorEnvelope(await status({ backgroundColor: 'green', font: 1 }), 400, /backgroundColor/);
+      expectErrorEnvelope(await status({ backgroundColor: '#008000', font: 9 }), 400, /font/);
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendStatus/${a.name}`, { body: { type: 'text', content: 'hi', backgroundColor: '#008000', font: 1 } }),
+        400,
+        /statusJidList/,
+      );
+    });
+
+    it('answers 400 for a list without sections or with more rows than a poll can hold', async () => {
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendList/${a.name}`, { body: { number: b.number, title: 'Menu', buttonText: 'Open' } }),
+        400,
+        /values is required/,
+      );
+      const rows = Array.from({ length: 13 }, (_, i) => ({ title: `row ${i}`, rowId: String(i) }));
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendList/${a.name}`, { body: { number: b.number, title: 'Menu', sections: [{ title: 's', rows }] } }),
+        400,
+        /12/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendList/${a.name}`, { body: { number: b.number, title: 'Menu', values: [{ title: 's', rows: [] }] } }),
+        400,
+        /rows/,
+      );
+    });
+
+    it('answers 400 "Method not available" for a poll on an EVOLUTION instance', async () => {
+      const name = nextName('evo');
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'EVOLUTION' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendPoll/${name}`, { body: { number: b.number, name: 'Q', selectableCount: 1, values: ['a', 'b'] } }),
+        400,
+        /Method not available/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `message/sendList/${name}`, {
+          body: { number: b.number, title: 'L', values: [{ title: 's', rows: [{ title: 'r', rowId: '1' }] }] },
+        }),
+        400,
+        /Method not available/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', `chat/sendPresence/${name}`, { body: { number: b.number, presence: 'composing' } }),
+        400,
+        /Method not available/,
+      );
+    });
+
+    it('answers 404 for an unknown instance and 401 without a valid key', async () => {
+      expectErrorEnvelope(
+        await t.api('POST', 'message/sendText/no-such-instance', { body: { number: b.number, text: 'hi' } }),
+        404,
+        /no-such-instance/,
+      );
+      expectErrorEnvelope(
+        await t.api('POST', 'message/sendPoll/no-such-instance', { body: { number: b.number, name: 'Q', selectableCount: 1, values: ['a', 'b'] } }),
+        404,
+      );
+      expectErrorEnvelope(await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi' }, key: 'wrong-key' }), 401);
+      expectErrorEnvelope(await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi' }, key: null }), 401);
+    });
+  });
+
+  describe.skipIf(!target.available)(`presence (${target.name})`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    let a: Party;
+    let b: Party;
+    beforeAll(async () => {
+      t = await startApp(target);
+      rx = await startReceiver();
+      a = await party(t, rx, 'pr-a');
+      b = await party(t, rx, 'pr-b');
+    });
+    afterAll(async () => {
+      await t?.close();
+      await rx?.close();
+    });
+
+    const presencesOnB = (presence: string) =>
+      rx.of('presence.update', b.name).filter((e) => e.body.data?.presences?.[a.owner]?.lastKnownPresence === presence);
+
+    it('answers 201 {presence} at once and B sees composing, then paused after the delay', async () => {
+      const started = Date.now();
+      const res = await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: b.number, presence: 'composing', delay: 1000 } });
+      const answeredIn = Date.now() - started;
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toEqual({ presence: 'composing' });
+      expect(answeredIn).toBeLessThan(600);
+      await rx.waitFor(() => presencesOnB('composing').length > 0, 10_000);
+      const event = presencesOnB('composing')[0].body;
+      expect(event.data).toEqual({ id: a.owner, presences: { [a.owner]: { lastKnownPresence: 'composing' } } });
+      await rx.waitFor(() => presencesOnB('paused').length > 0, 10_000);
+      const pausedAt = Date.parse(presencesOnB('paused')[0].body.date_time);
+      expect(pausedAt - started).toBeGreaterThanOrEqual(900);
+    });
+
+    it('accepts presence and delay inside options', async () => {
+      const before = presencesOnB('recording').length;
+      const res = await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: b.number, options: { presence: 'recording', delay: 200 } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toEqual({ presence: 'recording' });
+      await rx.waitFor(() => presencesOnB('recording').length > before, 10_000);
+      const nested = await t.api('POST', `chat/sendPresence/${a.name}`, { body: { options: { number: b.number, presence: 'available' } } });
+      expect(nested.status, JSON.stringify(nested.body)).toBe(201);
+      await rx.waitFor(() => presencesOnB('available').length > 0, 10_000);
+    });
+
+    it('answers 400 listing the allowed values for an unknown presence', async () => {
+      const flat = await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: b.number, presence: 'typing', delay: 100 } });
+      expectErrorEnvelope(flat, 400, /presence must be one of: .*composing/);
+      for (const value of ['available', 'unavailable', 'composing', 'recording', 'paused']) {
+        expect(flat.body.response.message.join(' ')).toContain(value);
+      }
+      expectErrorEnvelope(
+        await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: b.number, options: { presence: 'typing' } } }),
+        400,
+        /presence must be one of/,
+      );
+      expectErrorEnvelope(await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: b.number } }), 400, /presence is required/);
+      expectErrorEnvelope(await t.api('POST', `chat/sendPresence/${a.name}`, { body: { presence: 'composing' } }), 400, /number is required/);
+    });
+  });
+
+  describe.skipIf(!target.available)(`send queue (${target.name})`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    beforeAll(async () => {
+      t = await startApp(target);
+      rx = await startReceiver();
+    });
+    afterAll(async () => {
+      await t?.close();
+      await rx?.close();
+    });
+
+    it('answers a delayed send at once and delivers ten sends in acceptance order, typing shown first', async () => {
+      const a = await party(t, rx, 'q-a');
+      const b = await party(t, rx, 'q-b');
+      const keys: string[] = [];
+      let firstAnswerMs = 0;
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) {
+        const sent = Date.now();
+        const res = await sendText(t, a, b.number, `message ${i}`, i === 0 ? { delay: 800 } : {});
+        if (i === 0) firstAnswerMs = Date.now() - sent;
+        expect(res.body.status).toBe('PENDING');
+        keys.push(res.body.key.id);
+      }
+      expect(firstAnswerMs).toBeLessThan(400);
+      // The other nine were not held behind the first one's delay either (9 × 800 ms if they were).
+      expect(Date.now() - started).toBeLessThan(4000);
+      await rx.waitFor(() => keys.every((k) => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === k)), 15_000);
+      const received = upsertsOf(rx, b.name).map((e) => e.body.data.key.id as string);
+      expect(received).toEqual(keys);
+      expect(upsertsOf(rx, b.name).map((e) => e.body.data.message.conversation)).toEqual(keys.map((_, i) => `message ${i}`));
+      // B saw A typing before the delayed message arrived, and the delay was honoured.
+      const typing = indexOf(rx, (e) => e.event === 'presence.update' && e.instance === b.name && e.data?.presences?.[a.owner]?.lastKnownPresence === 'composing');
+      const first = indexOf(rx, (e) => e.event === 'messages.upsert' && e.instance === b.name && e.data?.key?.id === keys[0]);
+      expect(typing).toBeGreaterThanOrEqual(0);
+      expect(typing).toBeLessThan(first);
+      const typingAt = Date.parse(rx.events[typing].body.date_time);
+      const firstAt = Date.parse(rx.events[first].body.date_time);
+      expect(firstAt - typingAt).toBeGreaterThanOrEqual(700);
+      // Typing ends (paused) before the message shows, as Evolution does it.
+      const paused = indexOf(rx, (e) => e.event === 'presence.update' && e.instance === b.name && e.data?.presences?.[a.owner]?.lastKnownPresence === 'paused');
+      expect(paused).toBeGreaterThan(typing);
+      expect(paused).toBeLessThan(first);
+      for (const k of keys) await until(async () => (await storedStatus(t, a.id, k))?.status === 'DELIVERY_ACK', 10_000);
+    });
+
+    it('a delayed send holds back only its own chat', async () => {
+      const a = await party(t, rx, 'lane-a');
+      const b = await party(t, rx, 'lane-b');
+      const c = await party(t, rx, 'lane-c');
+      const slow = (await sendText(t, a, b.number, 'slow', { delay: 3000 })).body.key.id;
+      const afterSlow = (await sendText(t, a, b.number, 'after slow')).body.key.id;
+      const fast = (await sendText(t, a, c.number, 'fast')).body.key.id;
+      await rx.waitFor(() => upsertsOf(rx, c.name).some((e) => e.body.data.key.id === fast), 10_000);
+      expect(upsertsOf(rx, b.name)).toHaveLength(0);
+      await rx.waitFor(() => upsertsOf(rx, b.name).length === 2, 10_000);
+      expect(upsertsOf(rx, b.name).map((e) => e.body.data.key.id)).toEqual([slow, afterSlow]);
+    });
+
+    it('Idempotency-Key: same body replays the record (header set) and sends once; another body is 422', async () => {
+      const a = await party(t, rx, 'idem-a');
+      const b = await party(t, rx, 'idem-b');
+      const key = `order-${Math.random().toString(36).slice(2)}`;
+      const first = await sendText(t, a, b.number, 'charge once', {}, { 'Idempotency-Key': key });
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const second = await sendText(t, a, b.number, 'charge once', {}, { 'Idempotency-Key': key });
+      expect(second.body.key.id).toBe(first.body.key.id);
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      expect(second.body).toMatchObject({ key: first.body.key, status: 'PENDING', messageTimestamp: first.body.messageTimestamp, message: first.body.message });
+
+      const conflict = await t.api('POST', `message/sendText/${a.name}`, {
+        body: { number: b.number, text: 'charge twice' },
+        headers: { 'Idempotency-Key': key },
+      });
+      expectErrorEnvelope(conflict, 422, /Idempotency-Key/);
+
+      // After delivery, the replay still answers the same key id and still sends nothing new.
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === first.body.key.id), 10_000);
+      const third = await sendText(t, a, b.number, 'charge once', {}, { 'Idempotency-Key': key });
+      expect(third.body.key.id).toBe(first.body.key.id);
+      expect(third.headers.get('idempotent-replayed')).toBe('true');
+      const marker = (await sendText(t, a, b.number, 'marker')).body.key.id;
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === marker), 10_000);
+      await sleep(200);
+      const texts = upsertsOf(rx, b.name).map((e) => e.body.data.message.conversation);
+      expect(texts).toEqual(['charge once', 'marker']);
+      const stored = await t.services.store.db.selectFrom('messages').select('key_id').where('instance_id', '=', a.id).execute();
+      expect(stored).toHaveLength(2);
+
+      // Keys are scoped to the instance: B may use the same key for its own send.
+      const onB = await sendText(t, b, a.number, 'charge once', {}, { 'Idempotency-Key': key });
+      expect(onB.headers.get('idempotent-replayed')).toBeNull();
+      expect(onB.body.key.id).not.toBe(first.body.key.id);
+    });
+
+    it('same Idempotency-Key sent concurrently answers one record', async () => {
+      const a = await party(t, rx, 'idc-a');
+      const b = await party(t, rx, 'idc-b');
+      const key = `burst-${Math.random().toString(36).slice(2)}`;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'once' }, headers: { 'Idempotency-Key': key } }),
+        ),
+      );
+      for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(new Set(answers.map((r) => r.body.key.id)).size).toBe(1);
+      expect(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
+      const marker = (await sendText(t, a, b.number, 'marker')).body.key.id;
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === marker), 10_000);
+      await sleep(200);
+      expect(upsertsOf(rx, b.name).map((e) => e.body.data.message.conversation)).toEqual(['once', 'marker']);
+    });
+
+    it('keeps a send on an unlinked instance PENDING and delivers it once the instance links', async () => {
+      const b = await party(t, rx, 'ul-b');
+      const name = nextName('ul-a');
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      await setWebhook(t, name, rx.url);
+      const res = await t.api('POST', `message/sendText/${name}`, { body: { number: b.number, text: 'sent before linking' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.status).toBe('PENDING');
+      const keyId = res.body.key.id;
+      await sleep(300);
+      expect(upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId)).toBe(false);
+      expect((await storedStatus(t, created.body.instance.instanceId, keyId))?.status).toBe('PENDING');
+
+      const connect = await t.api('GET', `instance/connect/${name}`);
+      expect(connect.status, JSON.stringify(connect.body)).toBe(200);
+      expect(connect.body.code).toEqual(expect.any(String));
+      expect(connect.body.base64).toMatch(/^data:image\/png;base64,/);
+      const number = nextNumber();
+      const scan = await t.api('POST', 'sandbox/scan', { body: { code: connect.body.code, number } });
+      expect(scan.status, JSON.stringify(scan.body)).toBe(200);
+      const owner = scan.body.instance.owner;
+
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId), 15_000);
+      const got = upsertsOf(rx, b.name).find((e) => e.body.data.key.id === keyId)!.body.data;
+      expect(got.key.remoteJid).toBe(owner);
+      expect(got.message.conversation).toBe('sent before linking');
+      await rx.waitFor(() => statusesOf(rx, name, keyId).includes('DELIVERY_ACK'), 10_000);
+      expect(statusesOf(rx, name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK']);
+    });
+  });
+
+  describe.skipIf(!target.available)(`shutdown during a typing delay (${target.name})`, () => {
+    it('stops promptly while a send waits out a long delay', async () => {
+      const t = await startApp(target);
+      const rx = await startReceiver();
+      try {
+        const a = await party(t, rx, 'sd-a');
+        const b = await party(t, rx, 'sd-b');
+        const res = await sendText(t, a, b.number, 'slow', { delay: 300000 });
+        await rx.waitFor(() => rx.of('send.message', a.name).some((e) => e.body.data.key.id === res.body.key.id), 10_000);
+        const started = Date.now();
+        await t.close();
+        expect(Date.now() - started).toBeLessThan(5000);
+        expect(upsertsOf(rx, b.name)).toHaveLength(0);
+      } finally {
+        await rx.close();
+      }
+    });
+  });
+
+  describe.skipIf(!target.available)(`send expiry (${target.name})`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    beforeAll(async () => {
+      t = await startApp(target, { SEND_EXPIRE_AFTER_MS: '1000' });
+      rx = await startReceiver();
+    });
+    afterAll(async () => {
+      await t?.close();
+      await rx?.close();
+    });
+
+    it('turns a send that waits past SEND_EXPIRE_AFTER_MS into ERROR with a messages.update', async () => {
+      const name = nextName('exp');
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
+      expect(created.status).toBe(201);
+      await setWebhook(t, name, rx.url);
+      const res = await t.api('POST', `message/sendText/${name}`, { body: { number: nextNumber(), text: 'will expire' } });
+      expect(res.status).toBe(201);
+      const keyId = res.body.key.id;
+      await rx.waitFor(() => statusesOf(rx, name, keyId).includes('ERROR'), 15_000);
+      const update = rx.of('messages.update', name).find((e) => e.body.data.keyId === keyId)!.body.data;
+      expect(update).toMatchObject({ keyId, status: 'ERROR', fromMe: true, instanceId: created.body.instance.instanceId });
+      expect((await storedStatus(t, created.body.instance.instanceId, keyId))?.status).toBe('ERROR');
+      const queued = await t.services.store.db.selectFrom('send_queue').select('seq').where('instance_id', '=', created.body.instance.instanceId).execute();
+      expect(queued).toHaveLength(0);
+      // Linking afterwards does not resurrect it.
+      const connect = await t.api('GET', `instance/connect/${name}`);
+      const scan = await t.api('POST', 'sandbox/scan', { body: { code: connect.body.code, number: nextNumber() } });
+      expect(scan.status).toBe(200);
+      await sleep(500);
+      expect(rx.of('send.message', name)).toHaveLength(0);
     });
   });
 });

@@ -71,6 +71,23 @@ class RecordingHost implements ConnectorHost {
   async loadSession(instanceId: string) {
     return this.sessions.get(instanceId) ?? null;
   }
+  // The sandbox uses none of these; they exist for connectors of real messengers.
+  async eventOccurred() {}
+  async messagesSynced() {}
+  currentInstance(instanceId: string) {
+    return this.instances.get(instanceId);
+  }
+  async providerToken() {
+    return null;
+  }
+  async loadMedia() {
+    return null;
+  }
+  readonly sessionKeys = {
+    get: async () => ({}),
+    set: async () => {},
+    clear: async () => {},
+  };
   async saveSession(instanceId: string, data: Record<string, unknown> | null) {
     this.calls.push({ kind: 'saveSession', id: instanceId, data });
     if (data) this.sessions.set(instanceId, data);

@@ -1,12 +1,16 @@
 // Renders every failure in Evolution's error envelope; unexpected errors are logged and answered 500 without details.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, envelope } from './errors.js';
+import { ProviderError, UnsupportedOperationError } from '../connectors/connector.js';
 import { describeValidationError } from './validation-messages.js';
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
+    if (error instanceof ApiError || error instanceof ProviderError) {
       return reply.status(error.status).send(envelope(error.status, error.messages));
+    }
+    if (error instanceof UnsupportedOperationError) {
+      return reply.status(400).send(envelope(400, [error.message]));
     }
     if (error.validation) {
       const context = error.validationContext ?? 'body';

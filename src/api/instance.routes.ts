@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { badRequest, forbidden, notFound } from './errors.js';
 import { pathInstance } from './auth.js';
-import { InstanceParams } from './schemas.js';
-import { defaultSettings, instanceNameProblem, integrations, settingsSnake, type Instance, type Integration } from '../instances/model.js';
+import { InstanceParams, settingsFields } from './schemas.js';
+import { defaultSettings, instanceNameProblem, integrations, mergeSettings, settingsSnake, type Instance, type Integration } from '../instances/model.js';
 import { parseSinkRequest, WebhookInput, WebsocketInput } from './sink-input.js';
 import type { QrState } from '../connectors/connector.js';
 
@@ -16,13 +16,7 @@ const CreateBody = Type.Object({
   qrcode: Type.Optional(Type.Boolean()),
   number: Type.Optional(Type.String()),
   businessId: Type.Optional(Type.String()),
-  rejectCall: Type.Optional(Type.Boolean()),
-  msgCall: Type.Optional(Type.String({ maxLength: 1000 })),
-  groupsIgnore: Type.Optional(Type.Boolean()),
-  alwaysOnline: Type.Optional(Type.Boolean()),
-  readMessages: Type.Optional(Type.Boolean()),
-  readStatus: Type.Optional(Type.Boolean()),
-  syncFullHistory: Type.Optional(Type.Boolean()),
+  ...settingsFields,
   webhook: Type.Optional(WebhookInput),
   websocket: Type.Optional(WebsocketInput),
   webhookUrl: Type.Optional(Type.String()),
@@ -84,16 +78,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       const sinks = [];
       if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services));
       if (body.websocket) sinks.push(parseSinkRequest('websocket', body.websocket, 'websocket', services));
-      const settings = {
-        ...defaultSettings,
-        rejectCall: body.rejectCall ?? false,
-        msgCall: body.msgCall ?? '',
-        groupsIgnore: body.groupsIgnore ?? false,
-        alwaysOnline: body.alwaysOnline ?? false,
-        readMessages: body.readMessages ?? false,
-        readStatus: body.readStatus ?? false,
-        syncFullHistory: body.syncFullHistory ?? false,
-      };
+      const settings = mergeSettings(defaultSettings, body);
       const { instance, apikey } = await instances.create({
         name: body.instanceName,
         integration,
@@ -106,7 +91,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       let qrcode: ReturnType<typeof qrAnswer> | undefined;
       if (integration === 'SANDBOX' && config.sandboxAutoLink) {
         await services.sandbox.autoLink(instance, body.number);
-      } else if (integration === 'EVOLUTION' || body.qrcode) {
+      } else if (integration === 'EVOLUTION' || integration === 'WHATSAPP-BUSINESS' || body.qrcode) {
         const connector = await runtime.connect(instance);
         if (body.qrcode) qrcode = qrAnswer(connector.qr());
       }
@@ -117,7 +102,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
           instanceId: instance.id,
           integration,
           webhook_wa_business: integration === 'WHATSAPP-BUSINESS' ? `${config.serverUrl}/messenger/webhook/meta` : null,
-          access_token_wa_business: '',
+          access_token_wa_business: integration === 'WHATSAPP-BUSINESS' ? services.cloudApi.verifyToken : '',
           status: 'created',
         },
         hash: { apikey },

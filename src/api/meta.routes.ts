@@ -11,6 +11,13 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     documentation: `${services.config.serverUrl}/messenger/docs`,
   }));
 
+  if (services.config.metricsEnabled) {
+    app.get('/metrics', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
+      const body = await services.metrics.registry.metrics();
+      return reply.type(services.metrics.registry.contentType).send(body);
+    });
+  }
+
   app.get('/health', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
     try {
       await services.store.ping();

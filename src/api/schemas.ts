@@ -53,3 +53,14 @@ export const errorResponses = {
   403: ErrorEnvelope,
   404: ErrorEnvelope,
 };
+
+/** The seven behaviour settings, each optional (create and settings/set share them). */
+export const settingsFields = {
+  rejectCall: Type.Optional(Type.Boolean()),
+  msgCall: Type.Optional(Type.String({ maxLength: 1000, description: 'Text sent to a caller whose call is rejected' })),
+  groupsIgnore: Type.Optional(Type.Boolean()),
+  alwaysOnline: Type.Optional(Type.Boolean()),
+  readMessages: Type.Optional(Type.Boolean()),
+  readStatus: Type.Optional(Type.Boolean()),
+  syncFullHistory: Type.Optional(Type.Boolean()),
+};

@@ -7,7 +7,7 @@ export type Operation = 'text' | 'media' | 'list' | 'poll' | 'sticker' | 'status
 const unavailable: Record<Integration, Operation[]> = {
   'WHATSAPP-BAILEYS': [],
   SANDBOX: [],
-  'WHATSAPP-BUSINESS': ['poll', 'sticker', 'status', 'presence', 'privacy'],
+  'WHATSAPP-BUSINESS': ['poll', 'status', 'presence', 'privacy'],
   EVOLUTION: ['list', 'poll', 'sticker', 'status', 'presence', 'privacy'],
 };
 

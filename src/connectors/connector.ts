@@ -1,6 +1,7 @@
 // The one interface every integration kind implements, and what the core offers connectors in return.
 import type { ConnectionState, Instance, PrivacySettings } from '../instances/model.js';
 import type { MessageStatus } from '../messages/status.js';
+import type { EventName } from '../events/catalog.js';
 
 /** A message ready to leave: the stored record's key and content, with the media bytes to upload. */
 export interface OutboundMessage {
@@ -11,6 +12,13 @@ export interface OutboundMessage {
   content: Record<string, unknown>;
   /** Status posts: who may see them. */
   statusJidList?: string[];
+  /**
+   * Media not yet uploaded to the messenger (the connector could not upload when the send was accepted):
+   * the id of the encrypted bytes kept in the store, read with `ConnectorHost.loadMedia`.
+   */
+  mediaBlobId?: string;
+  /** Mention every participant of the group (resolved by the connector at send time). */
+  mentionsEveryOne?: boolean;
 }
 
 export interface QrState {
@@ -37,6 +45,19 @@ export class TransientConnectorError extends Error {}
 /** Thrown by connectors when an operation is not available for the integration (answers 400). */
 export class UnsupportedOperationError extends Error {}
 
+/**
+ * A refusal by the messenger's provider (e.g. a Graph API error): not retried; when the caller waits for the
+ * outcome it becomes the answer's error envelope with this status and these messages.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly status: number,
+    readonly messages: string[],
+  ) {
+    super(messages.join('; '));
+  }
+}
+
 export type PrivacySettingsLike = PrivacySettings;
 
 export type Presence = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused';
@@ -57,6 +78,13 @@ export interface Connector {
   markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
   /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
   uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
+  /** When the connector last heard from the messenger (traffic or keep-alive), for truthful health. */
+  lastActivityAt?(): number | null;
+  /**
+   * True when a send's outcome is known at once (an HTTP provider): the API then waits for the first attempt and
+   * answers its error instead of 201.
+   */
+  readonly acknowledgesSynchronously?: boolean;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */
@@ -72,6 +100,24 @@ export interface ConnectorHost {
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
   saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;
+  /** Any other catalogue event the messenger reports (contacts, chats, groups, calls, labels, edits…), stored in the outbox. */
+  eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void>;
+  /** History sync: stores the messages (duplicates ignored) and emits one MESSAGES_SET. */
+  messagesSynced(instanceId: string, messages: InboundMessage[]): Promise<void>;
+  /** The instance as it is now (settings and privacy change while connected). */
+  currentInstance(instanceId: string): Instance | undefined;
+  /** The provider credential given at creation (WHATSAPP-BUSINESS: the Meta access token); never exposed by the API. */
+  providerToken(instanceId: string): Promise<string | null>;
+  /** Encrypted media kept for a send (see OutboundMessage.mediaBlobId). */
+  loadMedia(blobId: string): Promise<Buffer | null>;
+  /** Many small session values (Signal keys), by type and id; a null value deletes. */
+  sessionKeys: SessionKeyStore;
+}
+
+export interface SessionKeyStore {
+  get(instanceId: string, type: string, ids: string[]): Promise<Record<string, string>>;
+  set(instanceId: string, entries: { type: string; id: string; value: string | null }[]): Promise<void>;
+  clear(instanceId: string): Promise<void>;
 }
 
 export type ConnectorFactory = (instance: Instance, host: ConnectorHost) => Connector;

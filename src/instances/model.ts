@@ -45,6 +45,16 @@ export interface Instance {
   createdAt: number;
 }
 
+/** The settings with the fields a request gives replacing the current ones. */
+export function mergeSettings(current: Settings, changes: Partial<Settings>): Settings {
+  const next = { ...current };
+  for (const key of Object.keys(current) as (keyof Settings)[]) {
+    const value = changes[key];
+    if (value !== undefined) (next as Record<keyof Settings, unknown>)[key] = value;
+  }
+  return next;
+}
+
 /** Settings in the snake_case form responses use. */
 export function settingsSnake(settings: Settings, withMsgCall = true) {
   return {

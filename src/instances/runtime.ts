@@ -5,7 +5,9 @@ import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { inUnit } from '../store/unit.js';
 import type { EventWriter } from '../events/writer.js';
-import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState } from '../connectors/connector.js';
+import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../connectors/connector.js';
+import type { EventName } from '../events/catalog.js';
+import type { Unit } from '../store/unit.js';
 import type { MessageStatus } from '../messages/status.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
@@ -50,7 +52,8 @@ export class InstanceRuntime implements ConnectorHost {
     for (const instance of this.deps.registry.all()) {
       const connector = this.attach(instance);
       const session = await this.loadSession(instance.id);
-      if (session || instance.integration === 'EVOLUTION' || instance.status !== 'close') {
+      const alwaysOn = instance.integration === 'EVOLUTION' || instance.integration === 'WHATSAPP-BUSINESS';
+      if (session || alwaysOn || instance.status !== 'close') {
         await connector.start().catch((error: unknown) =>
           this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'),
         );
@@ -132,7 +135,17 @@ export class InstanceRuntime implements ConnectorHost {
   async messageReceived(instanceId: string, message: InboundMessage): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    const record: MessageRecord = {
+    const record = this.inboundRecord(instanceId, message);
+    await inUnit(this.deps.db, async (unit) => {
+      // The same message delivered twice (a retried send) is stored and announced once.
+      if (await this.insertOnce(unit, record)) {
+        this.deps.events.emit(unit, this.source(instance), 'MESSAGES_UPSERT', presentMessage(record));
+      }
+    });
+  }
+
+  private inboundRecord(instanceId: string, message: InboundMessage): MessageRecord {
+    return {
       id: randomUUID(),
       instanceId,
       keyId: message.keyId,
@@ -146,17 +159,92 @@ export class InstanceRuntime implements ConnectorHost {
       timestamp: message.timestamp,
       source: sourceOfId(message.keyId),
     };
+  }
+
+  /** Stores a message unless it is already stored (same instance, key id and direction); true when stored. */
+  private async insertOnce(unit: Unit, record: MessageRecord): Promise<boolean> {
+    const inserted = await unit.tx
+      .insertInto('messages')
+      .values(rowFromRecord(record))
+      .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
     await inUnit(this.deps.db, async (unit) => {
-      // The same message delivered twice (a retried send) is stored and announced once.
-      const inserted = await unit.tx
-        .insertInto('messages')
-        .values(rowFromRecord(record))
-        .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return;
-      this.deps.events.emit(unit, this.source(instance), 'MESSAGES_UPSERT', presentMessage(record));
+      this.deps.events.emit(unit, this.source(instance), event, data);
     });
   }
+
+  async messagesSynced(instanceId: string, messages: InboundMessage[]): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance || messages.length === 0) return;
+    await inUnit(this.deps.db, async (unit) => {
+      const stored = [];
+      for (const message of messages) {
+        const record = this.inboundRecord(instanceId, message);
+        if (await this.insertOnce(unit, record)) stored.push(presentMessage(record));
+      }
+      if (stored.length > 0) this.deps.events.emit(unit, this.source(instance), 'MESSAGES_SET', stored);
+    });
+  }
+
+  currentInstance(instanceId: string): Instance | undefined {
+    return this.deps.registry.byInstanceId(instanceId);
+  }
+
+  async providerToken(instanceId: string): Promise<string | null> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    return instance ? this.deps.registry.providerTokenOf(instance) : null;
+  }
+
+  async loadMedia(blobId: string): Promise<Buffer | null> {
+    const row = await this.deps.db.selectFrom('media_blobs').select('data').where('id', '=', blobId).executeTakeFirst();
+    return row ? Buffer.from(row.data) : null;
+  }
+
+  readonly sessionKeys: SessionKeyStore = {
+    get: async (instanceId, type, ids) => {
+      if (ids.length === 0) return {};
+      const rows = await this.deps.db
+        .selectFrom('session_keys')
+        .select(['id', 'value'])
+        .where('instance_id', '=', instanceId)
+        .where('type', '=', type)
+        .where('id', 'in', ids)
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.id, r.value]));
+    },
+    set: async (instanceId, entries) => {
+      if (entries.length === 0) return;
+      const now = Date.now();
+      await this.deps.db.transaction().execute(async (tx) => {
+        for (const entry of entries) {
+          if (entry.value === null) {
+            await tx
+              .deleteFrom('session_keys')
+              .where('instance_id', '=', instanceId)
+              .where('type', '=', entry.type)
+              .where('id', '=', entry.id)
+              .execute();
+          } else {
+            const value = entry.value;
+            await tx
+              .insertInto('session_keys')
+              .values({ instance_id: instanceId, type: entry.type, id: entry.id, value, updated_at: now })
+              .onConflict((oc) => oc.columns(['instance_id', 'type', 'id']).doUpdateSet({ value, updated_at: now }))
+              .execute();
+          }
+        }
+      });
+    },
+    clear: async (instanceId) => {
+      await this.deps.db.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
+    },
+  };
 
   async messageStatus(instanceId: string, keyId: string, status: MessageStatus): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);

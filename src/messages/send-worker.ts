@@ -32,6 +32,8 @@ const expirySweepMs = 5_000;
 
 export class SendWorkers {
   private readonly schedulers = new Map<string, LaneScheduler>();
+  /** Per instance: aborts typing delays in progress when its delivery pauses or the service stops. */
+  private readonly aborts = new Map<string, AbortController>();
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: SendWorkerDeps) {}
@@ -51,6 +53,7 @@ export class SendWorkers {
     if (!scheduler) {
       scheduler = this.schedulerFor(instanceId);
       this.schedulers.set(instanceId, scheduler);
+      this.aborts.set(instanceId, new AbortController());
       scheduler.start();
     } else {
       scheduler.wake();
@@ -61,6 +64,7 @@ export class SendWorkers {
   async pause(instanceId: string): Promise<void> {
     const scheduler = this.schedulers.get(instanceId);
     this.schedulers.delete(instanceId);
+    this.abortDelays(instanceId);
     await scheduler?.stop();
   }
 
@@ -72,7 +76,14 @@ export class SendWorkers {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     const all = [...this.schedulers.values()];
     this.schedulers.clear();
+    for (const id of [...this.aborts.keys()]) this.abortDelays(id);
     await Promise.all(all.map((s) => s.stop()));
+  }
+
+  /** A send waiting out its `delay` stays queued (attempted again on resume) instead of holding up a stop. */
+  private abortDelays(instanceId: string): void {
+    this.aborts.get(instanceId)?.abort();
+    this.aborts.delete(instanceId);
   }
 
   private schedulerFor(instanceId: string): LaneScheduler {
@@ -146,10 +157,18 @@ export class SendWorkers {
       await db.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq).execute();
     }
     const attempt = row.attempts + 1;
+    const signal = this.aborts.get(instanceId)?.signal;
     try {
       if (payload.delay > 0) {
         await connector.sendPresence(row.chat_jid, 'composing');
-        await sleep(payload.delay);
+        try {
+          await sleep(payload.delay, undefined, { signal });
+        } catch (error) {
+          if (signal?.aborted) return false;
+          throw error;
+        }
+        // As Evolution and WhatsApp clients do: typing ends, then the message goes.
+        await connector.sendPresence(row.chat_jid, 'paused');
       }
       await connector.send(payload.outbound);
     } catch (error) {

@@ -78,7 +78,8 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  await migrate(db as Kysely<unknown>, 'postgres');
+  const current = schema ?? ((await pool.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema || 'public');
+  await migrate(db as Kysely<unknown>, 'postgres', current);
   return {
     db,
     dialect: 'postgres',

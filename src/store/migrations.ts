@@ -166,16 +166,53 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
+function sessionKeysAndMedia(dialect: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('session_keys')
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('session_keys_pk', ['instance_id', 'type', 'id'])
+        .execute();
+      await db.schema
+        .createTable('media_blobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('data', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('media_blobs_instance').on('media_blobs').column('instance_id').execute();
+      await db.schema
+        .createTable('broker_cursors')
+        .addColumn('sink', 'text', (c) => c.primaryKey())
+        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .ifNotExists()
+        .execute();
+    },
+  };
+}
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001_initial': initial(this.dialect) };
+    return { '0001_initial': initial(this.dialect), '0002_session_keys_media_cursors': sessionKeysAndMedia(this.dialect) };
   }
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */
-export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  const migrator = new Migrator({ db, provider: new ListProvider(dialect) });
+export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: string): Promise<void> {
+  // On PostgreSQL the migration tables are looked up in our own schema only: tables of the same name in other
+  // schemas of a shared database must not be taken for ours.
+  const migrator = new Migrator({
+    db,
+    provider: new ListProvider(dialect),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

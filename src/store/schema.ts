@@ -121,6 +121,27 @@ export interface SandboxCodesTable {
   created_at: number;
 }
 
+export interface SessionKeysTable {
+  instance_id: string;
+  type: string;
+  id: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface MediaBlobsTable {
+  id: string;
+  instance_id: string;
+  data: Buffer;
+  created_at: number;
+}
+
+export interface BrokerCursorsTable {
+  sink: string;
+  last_seq: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -131,4 +152,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
+  session_keys: SessionKeysTable;
+  media_blobs: MediaBlobsTable;
+  broker_cursors: BrokerCursorsTable;
 }

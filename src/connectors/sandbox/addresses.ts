@@ -31,3 +31,25 @@ export function parseUserAddress(value: string): string | null {
   const user = value.slice(0, at).split(':')[0];
   return /^\d{5,15}$/.test(user) ? userJid(user) : null;
 }
+
+/**
+ * The other spellings WhatsApp treats as the same account: Brazilian mobiles with and without the ninth digit,
+ * Mexican numbers with and without the `1`, Argentinian ones with and without the `9` after the country code.
+ * Senders' numbers are normalised to the short form (as Evolution does), so the network must find an account
+ * linked with the long form too, and the other way round.
+ */
+export function sameAccountForms(address: string): string[] {
+  const at = address.indexOf('@');
+  if (at === -1 || address.slice(at + 1) !== USER_SERVER) return [];
+  const digits = address.slice(0, at);
+  const forms: string[] = [];
+  if (digits.startsWith('55')) {
+    if (digits.length === 13 && digits[4] === '9') forms.push(digits.slice(0, 4) + digits.slice(5));
+    if (digits.length === 12) forms.push(`${digits.slice(0, 4)}9${digits.slice(4)}`);
+  } else if (digits.startsWith('52') || digits.startsWith('54')) {
+    const extra = digits.startsWith('52') ? '1' : '9';
+    if (digits.length === 13 && digits[2] === extra) forms.push(digits.slice(0, 2) + digits.slice(3));
+    if (digits.length === 12) forms.push(`${digits.slice(0, 2)}${extra}${digits.slice(2)}`);
+  }
+  return forms.map(userJid);
+}

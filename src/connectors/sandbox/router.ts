@@ -2,7 +2,7 @@
 import type { Logger } from '../../logger.js';
 import type { Instance } from '../../instances/model.js';
 import type { ConnectorHost, InboundMessage, OutboundMessage, Presence } from '../connector.js';
-import { parseUserAddress, STATUS_BROADCAST } from './addresses.js';
+import { parseUserAddress, sameAccountForms, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 
 /** A sandbox instance that is live and linked: who it is on the network. */
@@ -42,7 +42,7 @@ export class SandboxRouter {
     if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
     const { host } = this.deps;
     const to = parseUserAddress(message.remoteJid);
-    if (to === sender.ownerJid) {
+    if (to !== null && (to === sender.ownerJid || sameAccountForms(to).includes(sender.ownerJid))) {
       // "Message yourself": the own account has it at once; nothing to deliver elsewhere.
       await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
       await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
@@ -109,13 +109,15 @@ export class SandboxRouter {
     for (const keyId of keyIds) await this.deps.host.messageStatus(senderId, keyId, 'READ');
   }
 
-  /** The linked instance owning `address`, when its connector is live. */
+  /** The linked instance owning `address` (or another spelling of the same account), when its connector is live. */
   private recipient(address: string): Recipient | null {
-    const instance = this.deps.lookup.byOwnerJid(address);
-    if (!instance) return null;
-    const party = this.deps.linked(instance.id);
-    if (!party || party.ownerJid !== address) return null;
-    return { instance, party };
+    for (const candidate of [address, ...sameAccountForms(address)]) {
+      const instance = this.deps.lookup.byOwnerJid(candidate);
+      if (!instance) continue;
+      const party = this.deps.linked(instance.id);
+      if (party && party.ownerJid === candidate) return { instance, party };
+    }
+    return null;
   }
 
   private inbound(sender: LinkedParty, message: OutboundMessage, remoteJid: string, participant: string | null): InboundMessage {

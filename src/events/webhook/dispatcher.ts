@@ -28,6 +28,8 @@ export interface WebhookDispatcherDeps {
   pollMs?: number;
   /** Lanes (receivers) served at once (default 64). */
   maxConcurrentLanes?: number;
+  /** Told every recorded outcome (metrics). */
+  onOutcome?: (row: DeliveryRow, result: 'delivered' | 'retry' | 'dead' | 'cancelled') => void;
   /** HTTP client; defaults to the shared guarded Agent for OUTBOUND_DENY_PRIVATE. */
   httpDispatcher?: Dispatcher;
 }
@@ -101,6 +103,7 @@ export class WebhookDispatcher {
     const verdict = await this.send(row, log);
     if (verdict.kind === 'cancelled') {
       await settle(db, row.id, leaseUntil, { state: 'cancelled', last_error: verdict.reason });
+      this.deps.onOutcome?.(row, 'cancelled');
       log.info({ reason: verdict.reason }, 'webhook delivery cancelled');
       return false;
     }
@@ -110,6 +113,7 @@ export class WebhookDispatcher {
       return false;
     }
     const attempt = row.attempts + 1;
+    if (verdict.kind !== 'released') this.deps.onOutcome?.(row, outcome.state === 'pending' ? 'retry' : outcome.state);
     if (verdict.kind === 'delivered') log.debug({ attempt, status: verdict.status }, 'webhook delivered');
     else if (verdict.kind === 'released') return true;
     else if (outcome.state === 'dead') log.warn({ attempt, error: outcome.patch.last_error }, 'webhook delivery dead-lettered');

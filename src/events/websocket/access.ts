@@ -20,7 +20,7 @@ export interface Refusal {
 
 type Caller = { kind: 'global' } | { kind: 'instance'; instance: Instance };
 
-/** What an admitted socket is bound to: the key kind, and for instance namespaces the instance. */
+/** What a socket admitted to an instance namespace is bound to: the kind of key it showed and the instance. */
 export type Grant = { keyKind: Caller['kind']; instance: Instance };
 
 export function isRefusal(value: Caller | Grant | Refusal): value is Refusal {

@@ -1,0 +1,174 @@
+// The WHATSAPP-BUSINESS connector of one instance: no link step, every send a Graph API call answered at once.
+import type { Logger } from '../../logger.js';
+import type { ConnectionState, Instance } from '../../instances/model.js';
+import {
+  ProviderError,
+  TransientConnectorError,
+  UnsupportedOperationError,
+  type Connector,
+  type ConnectorFactory,
+  type ConnectorHost,
+  type OutboundMessage,
+} from '../connector.js';
+import { GraphClient, type FetchLike } from './graph-client.js';
+import { MessageIds } from './message-ids.js';
+import { mediaPart, planOutbound, quotedKeyIdOf, recipientOf, type OutboundPlan } from './outbound.js';
+import type { CloudApiSettings } from './settings.js';
+
+export interface CloudApiConnectorDeps {
+  settings: Pick<CloudApiSettings, 'url' | 'version' | 'timeoutMs'>;
+  logger: Logger;
+  /** Tests may route Graph calls elsewhere; the service uses the global fetch. */
+  fetchImpl?: FetchLike;
+}
+
+/** The factory the runtime keeps under `WHATSAPP-BUSINESS`. */
+export function cloudApiConnectorFactory(deps: CloudApiConnectorDeps): ConnectorFactory {
+  return (instance, host) => new CloudApiConnector(instance, host, deps);
+}
+
+export class CloudApiConnector implements Connector {
+  /** A Graph answer is the outcome of the send: the API waits for the first attempt and answers Meta's refusal. */
+  readonly acknowledgesSynchronously = true;
+  private status: ConnectionState = 'close';
+  private lastActivity: number | null = null;
+  private readonly graph: GraphClient;
+  private readonly ids: MessageIds;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly host: ConnectorHost,
+    deps: CloudApiConnectorDeps,
+  ) {
+    this.log = deps.logger.child({ instance: instance.name, integration: 'WHATSAPP-BUSINESS' });
+    this.graph = new GraphClient(
+      deps.settings,
+      (operation, info) => this.log.warn({ operation, ...info }, 'Meta Graph API refused a request'),
+      deps.fetchImpl,
+    );
+    this.ids = new MessageIds(host.sessionKeys);
+  }
+
+  /** A Cloud API number has nothing to link: the instance is open as soon as it runs (Meta's token is checked by each send). */
+  async start(): Promise<void> {
+    this.status = 'open';
+    await this.host.connectionChanged(this.instance.id, { state: 'open' });
+  }
+
+  /** Nothing to close; the stored state stays `open` so the instance runs again at the next start of the service. */
+  async stop(): Promise<void> {
+    this.status = 'close';
+  }
+
+  async logout(): Promise<void> {
+    this.status = 'close';
+    await this.host.loggedOut(this.instance.id);
+  }
+
+  state(): ConnectionState {
+    return this.status;
+  }
+
+  qr() {
+    return null;
+  }
+
+  lastActivityAt(): number | null {
+    return this.lastActivity;
+  }
+
+  async send(message: OutboundMessage): Promise<void> {
+    const to = recipientOf(message.remoteJid);
+    const plan = planOutbound(message.content);
+    const { phoneNumberId, token } = await this.credentials();
+    const part = await this.partOf(plan, message, phoneNumberId, token);
+    const quoted = plan.kind === 'reaction' ? undefined : quotedKeyIdOf(message.content);
+    const body: Record<string, unknown> = {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to,
+      ...(quoted ? { context: { message_id: await this.ids.wamidOf(this.instance.id, quoted) } } : {}),
+      type: part.type,
+      [part.type]: part.body,
+    };
+    let sent;
+    try {
+      sent = await this.graph.sendMessage(phoneNumberId, token, body);
+    } catch (error) {
+      // A refused send is final: the upload of its media will not be needed again.
+      if (!(error instanceof TransientConnectorError) && plan.kind === 'media' && message.mediaBlobId) {
+        await this.ids.rememberUpload(this.instance.id, message.mediaBlobId, null).catch(() => undefined);
+      }
+      throw error;
+    }
+    this.lastActivity = Date.now();
+    try {
+      await this.ids.remember(this.instance.id, message.keyId, sent.wamid);
+      if (plan.kind === 'media' && message.mediaBlobId) await this.ids.rememberUpload(this.instance.id, message.mediaBlobId, null);
+    } catch (error) {
+      // Meta has the message: failing the send now would only invite a duplicate. Its receipts will not be matched.
+      this.log.error({ err: error, keyId: message.keyId }, 'could not record the Meta message id of a sent message');
+    }
+  }
+
+  /** The Cloud API has no presence: a send's `delay` is a plain wait (the API refuses sendPresence for this integration). */
+  async sendPresence(): Promise<void> {}
+
+  async updatePrivacy(): Promise<void> {
+    throw new UnsupportedOperationError(
+      'Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot change privacy settings)',
+    );
+  }
+
+  async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
+    if (keys.length === 0) return;
+    const { phoneNumberId, token } = await this.credentials();
+    for (const key of keys) {
+      await this.graph.markRead(phoneNumberId, token, await this.ids.wamidOf(this.instance.id, key.keyId));
+    }
+    this.lastActivity = Date.now();
+  }
+
+  private async credentials(): Promise<{ phoneNumberId: string; token: string }> {
+    const phoneNumberId = this.host.currentInstance(this.instance.id)?.number ?? this.instance.number;
+    if (!phoneNumberId) {
+      throw new ProviderError(400, ['this WHATSAPP-BUSINESS instance has no phone-number id (number); recreate it with number']);
+    }
+    const token = await this.host.providerToken(this.instance.id);
+    if (!token) throw new ProviderError(400, ['this WHATSAPP-BUSINESS instance has no Meta access token; recreate it with token']);
+    return { phoneNumberId, token };
+  }
+
+  private async partOf(
+    plan: OutboundPlan,
+    message: OutboundMessage,
+    phoneNumberId: string,
+    token: string,
+  ): Promise<{ type: string; body: Record<string, unknown> }> {
+    if (plan.kind === 'ready') return plan;
+    if (plan.kind === 'reaction') {
+      return { type: 'reaction', body: { message_id: await this.ids.wamidOf(this.instance.id, plan.targetKeyId), emoji: plan.emoji } };
+    }
+    return mediaPart(plan, await this.upload(plan, message, phoneNumberId, token));
+  }
+
+  /** Uploads the send's media to /media (once per send, retries reuse the id) and answers Meta's media id. */
+  private async upload(
+    plan: Extract<OutboundPlan, { kind: 'media' }>,
+    message: OutboundMessage,
+    phoneNumberId: string,
+    token: string,
+  ): Promise<string> {
+    const blobId = message.mediaBlobId;
+    if (!blobId) throw new Error(`the ${plan.type} of message ${message.keyId} has no stored media to upload to Meta`);
+    const earlier = await this.ids.uploadedMediaOf(this.instance.id, blobId);
+    if (earlier) return earlier;
+    const bytes = await this.host.loadMedia(blobId);
+    if (!bytes) throw new Error(`the stored media of message ${message.keyId} is gone; it cannot be uploaded to Meta`);
+    const mediaId = await this.graph.uploadMedia(phoneNumberId, token, bytes, plan.mimetype, plan.fileName);
+    this.lastActivity = Date.now();
+    await this.ids.rememberUpload(this.instance.id, blobId, mediaId);
+    return mediaId;
+  }
+}

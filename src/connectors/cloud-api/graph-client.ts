@@ -1,0 +1,99 @@
+// The few Graph API calls the connector makes (send, upload, mark read), with bearer auth, a time limit and error mapping.
+import { ProviderError } from '../connector.js';
+import { failureInfo, graphErrorOf, graphFailure, networkFailure, type GraphFailureInfo } from './graph-errors.js';
+import { versionSegment, type CloudApiSettings } from './settings.js';
+
+/** The Graph answer to a send: `{messaging_product, contacts: [{input, wa_id}], messages: [{id}]}`. */
+export interface SentMessage {
+  wamid: string;
+  waId: string | null;
+}
+
+export type FetchLike = typeof fetch;
+
+/** Raised with every failed call so the connector can log Meta's code and trace id. */
+export type FailureListener = (operation: string, info: GraphFailureInfo) => void;
+
+export class GraphClient {
+  private readonly base: string;
+
+  constructor(
+    private readonly settings: Pick<CloudApiSettings, 'url' | 'version' | 'timeoutMs'>,
+    private readonly onFailure: FailureListener = () => undefined,
+    private readonly fetchImpl: FetchLike = fetch,
+  ) {
+    this.base = `${settings.url.replace(/\/+$/, '')}/${versionSegment(settings.version)}`;
+  }
+
+  /** POST /{phone-number-id}/messages with a Cloud API message object. */
+  async sendMessage(phoneNumberId: string, token: string, message: Record<string, unknown>): Promise<SentMessage> {
+    const answer = await this.call('send message', `${this.path(phoneNumberId)}/messages`, token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+    });
+    const body = answer as { messages?: { id?: unknown }[]; contacts?: { wa_id?: unknown }[] };
+    const wamid = body.messages?.[0]?.id;
+    if (typeof wamid !== 'string' || wamid === '') {
+      throw new ProviderError(502, ['Meta Graph API accepted the message but answered without a message id']);
+    }
+    const waId = body.contacts?.[0]?.wa_id;
+    return { wamid, waId: typeof waId === 'string' ? waId : null };
+  }
+
+  /** POST /{phone-number-id}/media (multipart: messaging_product, type, file); answers the media id. */
+  async uploadMedia(phoneNumberId: string, token: string, bytes: Buffer, mimetype: string, fileName: string): Promise<string> {
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('type', mimetype);
+    form.append('file', new Blob([new Uint8Array(bytes)], { type: mimetype }), fileName);
+    const answer = await this.call('upload media', `${this.path(phoneNumberId)}/media`, token, { method: 'POST', body: form });
+    const id = (answer as { id?: unknown }).id;
+    if (typeof id !== 'string' || id === '') {
+      throw new ProviderError(502, ['Meta Graph API accepted the media upload but answered without a media id']);
+    }
+    return id;
+  }
+
+  /** Marks a received message read: POST /{phone-number-id}/messages `{messaging_product, status: "read", message_id}`. */
+  async markRead(phoneNumberId: string, token: string, wamid: string): Promise<void> {
+    await this.call('mark read', `${this.path(phoneNumberId)}/messages`, token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messaging_product: 'whatsapp', status: 'read', message_id: wamid }),
+    });
+  }
+
+  private path(phoneNumberId: string): string {
+    return `${this.base}/${encodeURIComponent(phoneNumberId)}`;
+  }
+
+  private async call(operation: string, url: string, token: string, init: RequestInit): Promise<unknown> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchImpl(url, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw networkFailure(error, this.settings.timeoutMs);
+    }
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // A proxy's HTML error page: described by its status below.
+    }
+    if (!response.ok) {
+      this.onFailure(operation, failureInfo(response.status, graphErrorOf(body)));
+      throw graphFailure(response.status, body);
+    }
+    if (body === null || typeof body !== 'object') {
+      throw new ProviderError(502, [`Meta Graph API answered ${operation} with HTTP ${response.status} but no JSON body`]);
+    }
+    return body;
+  }
+}

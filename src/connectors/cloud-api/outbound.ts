@@ -1,0 +1,117 @@
+// Stored WhatsApp message content to Cloud API message objects: what can be sent as is, what needs an upload first.
+import { ProviderError } from '../connector.js';
+import { interactiveList } from './interactive-list.js';
+
+export type GraphMediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
+
+/** What a stored message becomes on the Graph API. */
+export type OutboundPlan =
+  /** A message object part ready to send: `{type, [type]: body}`. */
+  | { kind: 'ready'; type: string; body: Record<string, unknown> }
+  /** Media: upload the bytes to /media, then send `{type, [type]: {id, …extra}}`. */
+  | { kind: 'media'; type: GraphMediaType; mimetype: string; fileName: string; extra: Record<string, unknown> }
+  /** A reaction to a message we know by its key id (mapped to Meta's id at send time). */
+  | { kind: 'reaction'; targetKeyId: string; emoji: string };
+
+const unavailable = (what: string) =>
+  new ProviderError(400, [`Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot ${what})`]);
+
+const mediaKinds: Record<string, GraphMediaType> = {
+  imageMessage: 'image',
+  videoMessage: 'video',
+  audioMessage: 'audio',
+  documentMessage: 'document',
+  stickerMessage: 'sticker',
+};
+
+const fallbackMimetypes: Record<GraphMediaType, string> = {
+  image: 'image/jpeg',
+  video: 'video/mp4',
+  audio: 'audio/mpeg',
+  document: 'application/octet-stream',
+  sticker: 'image/webp',
+};
+
+/** Content kinds the Cloud API has no equivalent for, with the words the refusal uses. */
+const unsupportedKinds: Record<string, string> = {
+  pollCreationMessage: 'send polls',
+  pollCreationMessageV2: 'send polls',
+  pollCreationMessageV3: 'send polls',
+  contactMessage: 'send contact cards',
+  contactsArrayMessage: 'send contact cards',
+  buttonsMessage: 'send button messages',
+  templateMessage: 'send template messages through this route',
+};
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/** The Cloud API `to` of a chat address: the digits of a user address; groups, statuses and others are refused. */
+export function recipientOf(remoteJid: string): string {
+  if (remoteJid === 'status@broadcast') throw unavailable('post statuses');
+  if (remoteJid.endsWith('@g.us')) throw unavailable('send to group chats');
+  const match = /^(\d{5,24})@s\.whatsapp\.net$/.exec(remoteJid);
+  if (!match) throw unavailable(`send to ${remoteJid} (the Cloud API addresses people by phone number)`);
+  return match[1];
+}
+
+/** The key id of the message a send replies to (`contextInfo.stanzaId`), if any. */
+export function quotedKeyIdOf(content: Record<string, unknown>): string | undefined {
+  for (const value of Object.values(content)) {
+    const stanzaId = record(record(value).contextInfo).stanzaId;
+    if (typeof stanzaId === 'string' && stanzaId !== '') return stanzaId;
+  }
+  return undefined;
+}
+
+export function planOutbound(content: Record<string, unknown>): OutboundPlan {
+  if (typeof content.conversation === 'string') return textPlan(content.conversation);
+  const kind = Object.keys(content).find((key) => key !== 'messageContextInfo');
+  if (!kind) throw new ProviderError(400, ['the message has no content to send']);
+  const part = record(content[kind]);
+  if (kind === 'extendedTextMessage') return textPlan(str(part.text));
+  const mediaType = mediaKinds[kind];
+  if (mediaType) return mediaPlan(mediaType, part);
+  if (kind === 'listMessage') return { kind: 'ready', type: 'interactive', body: interactiveList(part) };
+  if (kind === 'locationMessage') {
+    return {
+      kind: 'ready',
+      type: 'location',
+      body: {
+        latitude: part.degreesLatitude,
+        longitude: part.degreesLongitude,
+        ...(str(part.name) ? { name: str(part.name) } : {}),
+        ...(str(part.address) ? { address: str(part.address) } : {}),
+      },
+    };
+  }
+  if (kind === 'reactionMessage') {
+    const targetKeyId = str(record(part.key).id);
+    if (!targetKeyId) throw new ProviderError(400, ['the reaction names no message to react to']);
+    return { kind: 'reaction', targetKeyId, emoji: str(part.text) };
+  }
+  throw unavailable(unsupportedKinds[kind] ?? `send ${kind}`);
+}
+
+function textPlan(text: string): OutboundPlan {
+  if (text.trim() === '') throw new ProviderError(400, ['text must not be empty']);
+  // Like WhatsApp clients, a link in the text gets its preview.
+  return { kind: 'ready', type: 'text', body: { preview_url: /https?:\/\/\S/.test(text), body: text } };
+}
+
+function mediaPlan(type: GraphMediaType, part: Record<string, unknown>): OutboundPlan {
+  const mimetype = str(part.mimetype).trim() || fallbackMimetypes[type];
+  const caption = str(part.caption);
+  const fileName = str(part.fileName).trim();
+  const extra: Record<string, unknown> = {};
+  // Audio and stickers carry no caption on the Cloud API; documents carry their file name.
+  if (caption && type !== 'audio' && type !== 'sticker') extra.caption = caption;
+  if (type === 'document') extra.filename = fileName || 'file';
+  return { kind: 'media', type, mimetype, fileName: fileName || type, extra };
+}
+
+/** The `{type, [type]: {...}}` part of a media message once its bytes are uploaded. */
+export function mediaPart(plan: Extract<OutboundPlan, { kind: 'media' }>, mediaId: string): { type: string; body: Record<string, unknown> } {
+  return { type: plan.type, body: { id: mediaId, ...plan.extra } };
+}

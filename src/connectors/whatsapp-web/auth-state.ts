@@ -1,0 +1,102 @@
+// Baileys auth state kept in the store: the creds as the instance's session record, Signal keys as many small rows.
+import {
+  BufferJSON,
+  initAuthCreds,
+  makeCacheableSignalKeyStore,
+  proto,
+  type AuthenticationCreds,
+  type AuthenticationState,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  type SignalKeyStore,
+} from 'baileys';
+import type { ConnectorHost } from '../connector.js';
+import type { Logger } from '../../logger.js';
+
+/** Marks a session record as this connector's (another kind's record, or a damaged one, means "no session"). */
+const SESSION_KIND = 'whatsapp-web';
+
+export interface StoreAuth {
+  readonly state: AuthenticationState;
+  /** True once a phone linked this device (pairing completed): only then is the session worth keeping. */
+  linked(): boolean;
+  /** Writes the creds to the store when linked (before that they live in memory only). */
+  saveCreds(): Promise<void>;
+  /** Forgets the pairing attempt of an unlinked session (a pairing code sets `me` before the phone confirms). */
+  resetUnlinked(): void;
+}
+
+function toPlain(value: unknown): Record<string, unknown> {
+  // Round trip through BufferJSON so every Buffer becomes {type:'Buffer', data:<base64>}.
+  return JSON.parse(JSON.stringify(value, BufferJSON.replacer)) as Record<string, unknown>;
+}
+
+function credsFromRecord(record: Record<string, unknown> | null): AuthenticationCreds | null {
+  if (!record || record.kind !== SESSION_KIND || typeof record.creds !== 'object' || record.creds === null) return null;
+  // The reviver turns the stored {type:'Buffer'} objects back into Buffers; the shape is the one saveCreds wrote.
+  return JSON.parse(JSON.stringify(record.creds), BufferJSON.reviver) as AuthenticationCreds;
+}
+
+/** The Signal key store on the host's session-key rows; a batch of changes is written in one transaction. */
+function hostKeyStore(host: ConnectorHost, instanceId: string): SignalKeyStore {
+  return {
+    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
+      const rows = await host.sessionKeys.get(instanceId, type, ids);
+      const result: { [id: string]: SignalDataTypeMap[T] } = {};
+      for (const [id, text] of Object.entries(rows)) {
+        let value: unknown = JSON.parse(text, BufferJSON.reviver);
+        if (type === 'app-state-sync-key' && value) {
+          value = proto.Message.AppStateSyncKeyData.fromObject(value as Record<string, unknown>);
+        }
+        // Values are what set() wrote for this type.
+        result[id] = value as SignalDataTypeMap[T];
+      }
+      return result;
+    },
+    async set(data: SignalDataSet) {
+      const entries: { type: string; id: string; value: string | null }[] = [];
+      for (const [type, values] of Object.entries(data)) {
+        for (const [id, value] of Object.entries(values ?? {})) {
+          entries.push({ type, id, value: value === null || value === undefined ? null : JSON.stringify(value, BufferJSON.replacer) });
+        }
+      }
+      await host.sessionKeys.set(instanceId, entries);
+    },
+    async clear() {
+      await host.sessionKeys.clear(instanceId);
+    },
+  };
+}
+
+/**
+ * Loads the auth state of an instance: its stored creds when it is linked, else fresh creds (and any keys left by
+ * an earlier unfinished linking are dropped, so a new link starts clean).
+ */
+export async function loadStoreAuth(host: ConnectorHost, instanceId: string, logger: Logger): Promise<StoreAuth> {
+  const stored = credsFromRecord(await host.loadSession(instanceId));
+  if (!stored) await host.sessionKeys.clear(instanceId);
+  const creds = stored ?? initAuthCreds();
+  // Baileys' ILogger is structurally what pino gives; keys are cached in memory (5 min) in front of the store.
+  const keys = makeCacheableSignalKeyStore(hostKeyStore(host, instanceId), logger);
+  const state: AuthenticationState = { creds, keys };
+  const linked = () => Boolean(state.creds.me && state.creds.account);
+  return {
+    state,
+    linked,
+    async saveCreds() {
+      if (!linked()) return;
+      await host.saveSession(instanceId, { kind: SESSION_KIND, creds: toPlain(state.creds) });
+    },
+    resetUnlinked() {
+      if (linked()) return;
+      state.creds.me = undefined;
+      state.creds.pairingCode = undefined;
+    },
+  };
+}
+
+/** Deletes everything stored for the session (creds and keys). */
+export async function forgetStoredAuth(host: ConnectorHost, instanceId: string): Promise<void> {
+  await host.sessionKeys.clear(instanceId);
+  await host.saveSession(instanceId, null);
+}

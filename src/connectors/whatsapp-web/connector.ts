@@ -1,0 +1,520 @@
+// The WHATSAPP-BAILEYS connector of one instance: at most one live Baileys socket, its lifecycle, sends and reports.
+import { release } from 'node:os';
+import { isJidBroadcast, type ConnectionState as WaConnectionState, type UserFacingSocketConfig, type WAVersion } from 'baileys';
+import {
+  TransientConnectorError,
+  type Connector,
+  type ConnectorHost,
+  type OutboundMessage,
+  type Presence,
+  type QrState,
+} from '../connector.js';
+import type { ConnectionState, Instance, PrivacySettings, Settings } from '../../instances/model.js';
+import type { Logger } from '../../logger.js';
+import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
+import { reconnectDelay } from './backoff.js';
+import { classifyClose, type CloseDecision } from './disconnect.js';
+import { bindInbound, type InboundContext } from './inbound/index.js';
+import { AddressBook, ownerJidOf } from './jids.js';
+import { mediaKinds, uploadEncrypted } from './media.js';
+import type { WhatsAppWebConfig } from './options.js';
+import { relayOutbound } from './outbound.js';
+import { applyPrivacy } from './privacy.js';
+import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
+import { SerialQueue } from './serial-queue.js';
+import type { SocketFactory, WaSocket } from './socket.js';
+import { waWebVersion } from './version.js';
+import { IdleWatchdog } from './watchdog.js';
+
+export interface ConnectorDeps {
+  config: WhatsAppWebConfig;
+  logger: Logger;
+  socketFactory: SocketFactory;
+  /** Socket options a test adjusts (qrTimeout, connectTimeoutMs, …); applied last. */
+  socketOverrides?: Partial<UserFacingSocketConfig>;
+  /** How long start() waits for the first QR of an unlinked instance, so `/instance/connect` can answer with it. */
+  firstQrWaitMs?: number;
+  /** Jitter source (tests pin it). */
+  random?: () => number;
+}
+
+/** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */
+const socketDefaults = { qrTimeout: 45_000, connectTimeoutMs: 30_000, keepAliveIntervalMs: 30_000 };
+const maxRememberedSenders = 5_000;
+
+/** Baileys logs less than we do: its info chatter is our debug, our trace is its debug. */
+function baileysLevel(level: string): string {
+  if (level === 'trace') return 'debug';
+  if (level === 'debug') return 'info';
+  if (level === 'info' || level === 'warn') return 'warn';
+  return level;
+}
+
+export class WhatsAppWebConnector implements Connector {
+  private status: ConnectionState = 'close';
+  private socket: WaSocket | null = null;
+  /** Bumped whenever the live socket changes: reports of an older socket are dropped (never two live sockets). */
+  private generation = 0;
+  /** The instance should be connected (start ran; no stop, logout or permanent close since). */
+  private running = false;
+  private auth: StoreAuth | null = null;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private lastHeard: number | null = null;
+  private qrState: QrState | null = null;
+  /** QR codes shown since linking began (across sockets), for QRCODE_LIMIT. */
+  private qrCount = 0;
+  /** QR codes the live socket produced. */
+  private socketQrs = 0;
+  private pairingCode: string | null = null;
+  private readonly queue = new SerialQueue();
+  private readonly waiters = new Set<() => void>();
+  private readonly senders = new Map<string, string>();
+  private readonly addresses: AddressBook;
+  private readonly watchdog: IdleWatchdog;
+  private readonly log: Logger;
+  private readonly baileysLog: Logger;
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly host: ConnectorHost,
+    private readonly deps: ConnectorDeps,
+  ) {
+    this.log = deps.logger.child({ instance: instance.name, connector: 'whatsapp-web' });
+    this.baileysLog = deps.logger.child({ instance: instance.name, component: 'baileys' }, { level: baileysLevel(deps.config.logLevel) });
+    this.addresses = new AddressBook(async (lid) => (this.socket ? this.socket.signalRepository.lidMapping.getPNForLID(lid) : null));
+    this.watchdog = new IdleWatchdog({
+      idleMs: deps.config.waIdleRestartMs,
+      lastHeard: () => (this.status === 'open' ? this.lastHeard : null),
+      onIdle: (silentMs) => this.restartIdle(silentMs),
+    });
+  }
+
+  // ---- Connector ----
+
+  async start(): Promise<void> {
+    const linked = await this.queue.run(async () => {
+      if (this.running) return true;
+      this.running = true;
+      this.attempt = 0;
+      this.qrCount = 0;
+      this.qrState = null;
+      try {
+        this.auth = await loadStoreAuth(this.host, this.instance.id, this.baileysLog);
+        this.status = 'connecting';
+        await this.host.connectionChanged(this.instance.id, { state: 'connecting' });
+        await this.openSocket();
+      } catch (error) {
+        await this.shutDown();
+        throw error;
+      }
+      return this.auth?.linked() ?? false;
+    });
+    // Linking: give the first QR a moment to arrive so the caller (e.g. /instance/connect) can show it.
+    if (!linked) await this.settle(this.deps.firstQrWaitMs ?? 5_000);
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.run(() => this.shutDown());
+  }
+
+  async logout(): Promise<void> {
+    await this.queue.run(async () => {
+      const socket = this.socket;
+      const wasOpen = this.status === 'open';
+      this.running = false;
+      if (socket && wasOpen) {
+        try {
+          await socket.logout();
+        } catch (error) {
+          this.log.warn({ err: error }, 'unlinking from WhatsApp failed; forgetting the session anyway');
+        }
+      }
+      await this.shutDown();
+      this.auth = null;
+      await forgetStoredAuth(this.host, this.instance.id);
+      this.log.info('logged out; session forgotten');
+      await this.host.loggedOut(this.instance.id);
+    });
+  }
+
+  state(): ConnectionState {
+    return this.status;
+  }
+
+  qr(): QrState | null {
+    return this.qrState;
+  }
+
+  lastActivityAt(): number | null {
+    return this.lastHeard;
+  }
+
+  async send(message: OutboundMessage): Promise<void> {
+    await relayOutbound(this.liveSocket(), message, { loadMedia: (blobId) => this.host.loadMedia(blobId) });
+  }
+
+  async sendPresence(chatJid: string, presence: Presence): Promise<void> {
+    const socket = this.liveSocket();
+    if (chatJid) await socket.sendPresenceUpdate(presence, chatJid);
+    else await socket.sendPresenceUpdate(presence);
+  }
+
+  async updatePrivacy(settings: PrivacySettings): Promise<void> {
+    await applyPrivacy(this.liveSocket(), settings);
+  }
+
+  async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
+    const socket = this.liveSocket();
+    if (keys.length === 0) return;
+    await socket.readMessages(
+      keys.map((k) => {
+        const participant = this.senders.get(k.keyId);
+        return { remoteJid: k.remoteJid, id: k.keyId, fromMe: false, ...(participant ? { participant } : {}) };
+      }),
+    );
+  }
+
+  /**
+   * Uploads media when the send is accepted, if connected; otherwise (or if the upload fails) answers an empty
+   * url so the media is uploaded when the message is sent.
+   */
+  async uploadMedia(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }> {
+    const mediaType = mediaKinds[`${kind}Message`];
+    const socket = this.status === 'open' ? this.socket : null;
+    if (!socket || !mediaType) return { url: '', directPath: '' };
+    try {
+      return await uploadEncrypted(socket.waUploadToServer, encrypted, mediaType);
+    } catch (error) {
+      this.log.warn({ err: error, kind }, 'media upload at accept time failed; it will be uploaded at send time');
+      return { url: '', directPath: '' };
+    }
+  }
+
+  // ---- lifecycle (always run inside the queue) ----
+
+  private async openSocket(): Promise<void> {
+    this.clearReconnect();
+    await this.endSocket();
+    const auth = this.auth;
+    if (!this.running || !auth) return;
+    const generation = ++this.generation;
+    auth.resetUnlinked();
+    const version = await waWebVersion(!this.deps.config.waWebSocketUrl, this.log);
+    if (generation !== this.generation || !this.running) return;
+    let socket: WaSocket;
+    try {
+      socket = this.deps.socketFactory(this.socketConfig(auth, version));
+    } catch (error) {
+      this.log.error({ err: error }, 'could not create the WhatsApp socket');
+      await this.onClose(generation, error);
+      return;
+    }
+    this.socket = socket;
+    this.status = 'connecting';
+    this.socketQrs = 0;
+    this.pairingCode = null;
+    this.lastHeard = null;
+    socket.ws.on('frame', () => {
+      if (generation === this.generation) this.lastHeard = Date.now();
+    });
+    socket.ev.on('connection.update', (update) =>
+      this.schedule(generation, 'connection.update', true, () => this.onConnectionUpdate(generation, socket, update)),
+    );
+    socket.ev.on('creds.update', () => this.schedule(generation, 'creds.update', true, () => auth.saveCreds()));
+    bindInbound(socket, this.inboundContext(socket), (name, work) => this.schedule(generation, name, false, work));
+  }
+
+  private socketConfig(auth: StoreAuth, version: WAVersion | undefined): UserFacingSocketConfig {
+    const settings = this.settings();
+    const { config } = this.deps;
+    const pairing = this.pairingNumber() !== null;
+    return {
+      auth: auth.state,
+      logger: this.baileysLog,
+      ...(version ? { version } : {}),
+      ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+      // Evolution's browser tuple; pairing codes keep Baileys' default (a platform WhatsApp accepts for codes).
+      ...(pairing ? {} : { browser: [config.sessionPhoneClient, config.sessionPhoneName, release()] as [string, string, string] }),
+      ...socketDefaults,
+      markOnlineOnConnect: settings.alwaysOnline,
+      syncFullHistory: settings.syncFullHistory,
+      ...(settings.syncFullHistory ? { shouldSyncHistoryMessage: () => true } : {}),
+      emitOwnEvents: false,
+      generateHighQualityLinkPreview: false,
+      // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
+      shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !this.settings().readStatus,
+      ...this.deps.socketOverrides,
+    };
+  }
+
+  /**
+   * Queues work from a socket. Connection work of a socket that is no longer the live one is dropped; messages and
+   * other reports are kept (they were received, even if the socket closed since).
+   */
+  private schedule(generation: number, name: string, lifecycle: boolean, work: () => Promise<void>): void {
+    if (generation !== this.generation) return;
+    this.queue
+      .run(async () => {
+        if (lifecycle && generation !== this.generation) return;
+        await work();
+      })
+      .catch((error: unknown) => this.log.error({ err: error, event: name }, 'handling a WhatsApp event failed'));
+  }
+
+  private async onConnectionUpdate(generation: number, socket: WaSocket, update: Partial<WaConnectionState>): Promise<void> {
+    if (update.qr) await this.onQr(generation, socket, update.qr);
+    if (generation !== this.generation) return;
+    if (update.connection === 'open') await this.onOpen(socket);
+    else if (update.connection === 'close') await this.onClose(generation, update.lastDisconnect?.error);
+  }
+
+  private async onQr(generation: number, socket: WaSocket, code: string): Promise<void> {
+    this.qrCount += 1;
+    this.socketQrs += 1;
+    if (this.qrCount > this.deps.config.qrcodeLimit) {
+      await this.giveUpLinking();
+      return;
+    }
+    const number = this.pairingNumber();
+    if (number && this.pairingCode === null) {
+      try {
+        this.pairingCode = await socket.requestPairingCode(number);
+      } catch (error) {
+        this.log.warn({ err: error }, 'requesting a pairing code failed; the QR code still works');
+      }
+    }
+    const base64 = await qrImage(code, this.deps.config.qrcodeColor);
+    if (generation !== this.generation) return;
+    this.qrState = { code, base64, count: this.qrCount, pairingCode: this.pairingCode };
+    this.notify();
+    this.log.info({ count: this.qrCount }, 'QR code updated');
+    if (this.log.isLevelEnabled('debug')) {
+      this.log.debug(`QR code ${this.qrCount} (scan it in WhatsApp > Linked devices):\n${await qrTerminal(code)}`);
+    }
+    await this.host.qrUpdated(this.instance.id, this.qrState);
+  }
+
+  /** QRCODE_LIMIT reached: tell clients as Evolution does (limit message, `refused`), then close. */
+  private async giveUpLinking(): Promise<void> {
+    this.log.warn({ limit: this.deps.config.qrcodeLimit }, 'QR code limit reached; stopped linking');
+    await this.shutDown();
+    this.auth = null;
+    await this.host.eventOccurred(this.instance.id, 'QRCODE_UPDATED', qrLimitPayload);
+    await this.host.eventOccurred(this.instance.id, 'CONNECTION_UPDATE', { instance: this.name(), state: 'refused', statusReason: 428 });
+    await this.host.connectionChanged(this.instance.id, { state: 'close', reason: QR_LIMIT_REASON, statusReason: 428 });
+  }
+
+  private async onOpen(socket: WaSocket): Promise<void> {
+    this.status = 'open';
+    this.attempt = 0;
+    this.qrState = null;
+    this.qrCount = 0;
+    this.lastHeard = Date.now();
+    const me = socket.user ?? this.auth?.state.creds.me;
+    const ownerJid = ownerJidOf(me?.id);
+    const name = me?.name ?? me?.notify;
+    const profileName = name && name !== '~' ? name : null;
+    await this.auth?.saveCreds();
+    this.watchdog.start();
+    this.notify();
+    this.log.info({ ownerJid }, 'WhatsApp connection open');
+    await this.host.connectionChanged(this.instance.id, { state: 'open', ownerJid, profileName, statusReason: 200 });
+  }
+
+  private async onClose(generation: number, error: unknown): Promise<void> {
+    if (generation !== this.generation) return;
+    this.watchdog.stop();
+    this.socket = null;
+    this.qrState = null;
+    const wasOpen = this.status === 'open';
+    const decision = classifyClose(error);
+    if (!this.running) {
+      this.status = 'close';
+      this.notify();
+      return;
+    }
+    this.log.warn({ statusCode: decision.statusCode, kind: decision.kind }, `WhatsApp connection closed: ${decision.reason}`);
+    switch (decision.kind) {
+      case 'logged-out':
+        if (this.auth?.linked()) await this.forgetAfterPhoneLogout(decision);
+        else await this.stopWith(decision);
+        return;
+      case 'permanent':
+      case 'replaced':
+        await this.stopWith(decision);
+        return;
+      case 'restart':
+        await this.openSocket();
+        return;
+      case 'transient':
+        await this.reconnectLater(decision, wasOpen);
+        return;
+    }
+  }
+
+  private async reconnectLater(decision: CloseDecision, wasOpen: boolean): Promise<void> {
+    // The QR references of a socket ran out (408 while linking): fresh codes at once; the QR limit bounds this.
+    if (this.socketQrs > 0 && decision.statusCode === 408 && !this.auth?.linked()) {
+      await this.openSocket();
+      return;
+    }
+    this.attempt += 1;
+    const delayMs = reconnectDelay(this.attempt, {
+      baseMs: this.deps.config.waReconnectBaseMs,
+      maxMs: this.deps.config.waReconnectMaxMs,
+      random: this.deps.random,
+    });
+    this.status = 'connecting';
+    this.notify();
+    this.log.warn({ attempt: this.attempt, delayMs }, 'reconnecting to WhatsApp after a wait');
+    if (wasOpen) {
+      await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: decision.reason, statusReason: decision.statusCode });
+    }
+    this.clearReconnect();
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.queue
+        .run(async () => {
+          if (this.running && !this.socket) await this.openSocket();
+        })
+        .catch((error: unknown) => this.log.error({ err: error }, 'reconnecting failed'));
+    }, delayMs);
+    this.reconnectTimer.unref();
+  }
+
+  /** Permanent close: stop, keep the session (an operator may retry with restart), report it. */
+  private async stopWith(decision: CloseDecision): Promise<void> {
+    await this.shutDown();
+    await this.reportClosedStatus(decision);
+    await this.host.connectionChanged(this.instance.id, { state: 'close', reason: decision.reason, statusReason: decision.statusCode });
+  }
+
+  /** The phone removed this device: the session is useless, forget it and let the core record the logout. */
+  private async forgetAfterPhoneLogout(decision: CloseDecision): Promise<void> {
+    await this.shutDown();
+    this.auth = null;
+    await forgetStoredAuth(this.host, this.instance.id);
+    await this.reportClosedStatus(decision);
+    await this.host.loggedOut(this.instance.id);
+  }
+
+  private async reportClosedStatus(decision: CloseDecision): Promise<void> {
+    await this.host.eventOccurred(this.instance.id, 'STATUS_INSTANCE', {
+      instance: this.name(),
+      status: 'closed',
+      disconnectionAt: new Date().toISOString(),
+      disconnectionReasonCode: decision.statusCode,
+      disconnectionObject: JSON.stringify({ reason: decision.reason, statusCode: decision.statusCode }),
+    });
+  }
+
+  /** The connection says "open" but WhatsApp has been silent too long: replace the socket and say so. */
+  private restartIdle(silentMs: number): void {
+    const generation = this.generation;
+    this.queue
+      .run(async () => {
+        if (generation !== this.generation || this.status !== 'open' || !this.running) return;
+        const reason = `no traffic from WhatsApp for ${Math.round(silentMs / 1000)} s; reconnecting`;
+        this.log.warn({ silentMs }, 'WhatsApp connection idle too long; restarting it');
+        this.status = 'connecting';
+        await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason, statusReason: 408 });
+        await this.openSocket();
+      })
+      .catch((error: unknown) => this.log.error({ err: error }, 'restarting an idle connection failed'));
+  }
+
+  private async shutDown(): Promise<void> {
+    this.running = false;
+    this.clearReconnect();
+    this.watchdog.stop();
+    await this.endSocket();
+    this.status = 'close';
+    this.qrState = null;
+    this.qrCount = 0;
+    this.notify();
+  }
+
+  /** Ends the live socket (if any) before anything else may open one. */
+  private async endSocket(): Promise<void> {
+    const socket = this.socket;
+    this.socket = null;
+    this.generation += 1;
+    this.watchdog.stop();
+    if (!socket) return;
+    try {
+      await socket.end(undefined);
+    } catch (error) {
+      this.log.debug({ err: error }, 'ending the WhatsApp socket failed');
+    }
+  }
+
+  private clearReconnect(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+  }
+
+  // ---- helpers ----
+
+  private liveSocket(): WaSocket {
+    if (this.status !== 'open' || !this.socket) throw new TransientConnectorError('the WhatsApp connection is not open');
+    return this.socket;
+  }
+
+  private settings(): Settings {
+    return this.host.currentInstance(this.instance.id)?.settings ?? this.instance.settings;
+  }
+
+  private name(): string {
+    return this.host.currentInstance(this.instance.id)?.name ?? this.instance.name;
+  }
+
+  /** Digits of the instance's number when it asks for a pairing code instead of (besides) the QR. */
+  private pairingNumber(): string | null {
+    const number = this.host.currentInstance(this.instance.id)?.number ?? this.instance.number;
+    const digits = number?.replace(/\D/g, '') ?? '';
+    return digits.length >= 8 ? digits : null;
+  }
+
+  private inboundContext(socket: WaSocket): InboundContext {
+    return {
+      instanceId: this.instance.id,
+      instanceName: this.name(),
+      host: this.host,
+      settings: () => this.settings(),
+      addresses: this.addresses,
+      socket,
+      logger: this.log,
+      rememberSender: (keyId, participant) => {
+        this.senders.set(keyId, participant);
+        if (this.senders.size > maxRememberedSenders) {
+          const oldest = this.senders.keys().next().value;
+          if (oldest !== undefined) this.senders.delete(oldest);
+        }
+      },
+    };
+  }
+
+  /** Resolves when a QR is showing, the connection opened or closed, or after `timeoutMs`. */
+  private settle(timeoutMs: number): Promise<void> {
+    const settled = () => this.qrState !== null || this.status !== 'connecting';
+    if (settled()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (settled()) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      this.waiters.add(check);
+    });
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}

@@ -1,0 +1,33 @@
+// The WHATSAPP-BAILEYS connector kind: WhatsApp Web multi-device through baileys, one connector per instance.
+import type { Connector, ConnectorFactory } from '../connector.js';
+import type { Logger } from '../../logger.js';
+import { DeferredConnector } from './deferred.js';
+import type { WhatsAppWebConfig } from './options.js';
+import type { SocketFactory } from './socket.js';
+import type { ConnectorDeps } from './connector.js';
+
+export type { WhatsAppWebConfig } from './options.js';
+export { whatsAppWebDefaults } from './options.js';
+export type { SocketFactory, WaSocket } from './socket.js';
+
+export interface WhatsAppWebDeps {
+  config: WhatsAppWebConfig;
+  logger: Logger;
+  /** Builds the Baileys socket; defaults to baileys' makeWASocket (tests inject a fake socket). */
+  socketFactory?: SocketFactory;
+  /** Test hooks: Baileys socket options, the first-QR wait of start(), the jitter source. */
+  tuning?: Pick<ConnectorDeps, 'socketOverrides' | 'firstQrWaitMs' | 'random'>;
+}
+
+export function createWhatsAppWebFactory(deps: WhatsAppWebDeps): ConnectorFactory {
+  return (instance, host) =>
+    new DeferredConnector(async (): Promise<Connector> => {
+      const [{ WhatsAppWebConnector }, { baileysSocketFactory }] = await Promise.all([import('./connector.js'), import('./socket.js')]);
+      return new WhatsAppWebConnector(instance, host, {
+        config: deps.config,
+        logger: deps.logger,
+        socketFactory: deps.socketFactory ?? baileysSocketFactory,
+        ...deps.tuning,
+      });
+    });
+}

@@ -1,0 +1,49 @@
+// The part of a Baileys socket the connector uses: tests stand a fake one in at exactly this boundary.
+import { makeWASocket } from 'baileys';
+import type {
+  BaileysEventMap,
+  GroupMetadata,
+  MessageRelayOptions,
+  proto,
+  UserFacingSocketConfig,
+  WAMediaUploadFunction,
+  WAMessageKey,
+  WAPresence,
+  WAPrivacyGroupAddValue,
+  WAPrivacyOnlineValue,
+  WAPrivacyValue,
+  WAReadReceiptsValue,
+} from 'baileys';
+
+export interface WaEvents {
+  on<T extends keyof BaileysEventMap>(event: T, listener: (arg: BaileysEventMap[T]) => void): void;
+}
+
+export interface WaSocket {
+  ev: WaEvents;
+  /** The websocket; every decoded frame is emitted as `frame` (used to know when WhatsApp was last heard). */
+  ws: { on(event: 'frame', listener: (frame: unknown) => void): unknown };
+  readonly user?: { id: string; name?: string; notify?: string; lid?: string } | undefined;
+  relayMessage(jid: string, message: proto.IMessage, options: MessageRelayOptions): Promise<string>;
+  sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
+  readMessages(keys: WAMessageKey[]): Promise<void>;
+  updateReadReceiptsPrivacy(value: WAReadReceiptsValue): Promise<void>;
+  updateProfilePicturePrivacy(value: WAPrivacyValue): Promise<void>;
+  updateStatusPrivacy(value: WAPrivacyValue): Promise<void>;
+  updateOnlinePrivacy(value: WAPrivacyOnlineValue): Promise<void>;
+  updateLastSeenPrivacy(value: WAPrivacyValue): Promise<void>;
+  updateGroupsAddPrivacy(value: WAPrivacyGroupAddValue): Promise<void>;
+  waUploadToServer: WAMediaUploadFunction;
+  requestPairingCode(phoneNumber: string): Promise<string>;
+  rejectCall(callId: string, callFrom: string): Promise<void>;
+  groupMetadata(jid: string): Promise<GroupMetadata>;
+  logout(message?: string): Promise<void>;
+  end(error: Error | undefined): Promise<void>;
+  signalRepository: { lidMapping: { getPNForLID(lid: string): Promise<string | null> } };
+}
+
+/** Builds a socket from Baileys' configuration; the default is Baileys' makeWASocket. */
+export type SocketFactory = (config: UserFacingSocketConfig) => WaSocket;
+
+/** Baileys' own socket. */
+export const baileysSocketFactory: SocketFactory = (config) => makeWASocket(config);
