@@ -13,6 +13,7 @@ import { StatusRecorder } from './messages/status-recorder.js';
 import { SendWorkers } from './messages/send-worker.js';
 import { SendQueue } from './messages/send-queue.js';
 import { SendService } from './messages/send-service.js';
+import { SendOutcomes } from './messages/send-outcomes.js';
 import { SandboxNetwork } from './connectors/sandbox/network.js';
 import { evolutionConnector } from './connectors/evolution.js';
 import { Metrics } from './observability/metrics.js';
@@ -59,7 +60,11 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
   let runtime: InstanceRuntime | undefined;
+  const outcomes = new SendOutcomes();
+  const metrics = new Metrics(store.db);
   const workers = new SendWorkers({
+    outcomes,
+    onOutcome: (instance, result) => metrics.sendOutcome(instance.name, result),
     db: store.db,
     config,
     logger,
@@ -97,7 +102,6 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       byOwnerJid: (jid) => registry.linkedSandboxByOwner(jid),
     },
   });
-  const metrics = new Metrics(store.db);
   const webhooks = new WebhookDispatcher({
     store,
     config,
@@ -108,7 +112,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   });
   events.onDeliveriesQueued(() => webhooks.wake());
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id) => workers.wake(id));
-  const sends = new SendService(store.db, queue);
+  const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks });
 
   return {

@@ -453,7 +453,7 @@ for (const target of targets) {
       const d = `rbd${run}`;
       const config = brokerConfig(run, { rabbitmqEnabled: true, rabbitmqUri: AMQP_URI, rabbitmqDeclareQueues: false });
       const consumer = await AmqpConsumer.bind([d]);
-      let relays = relaysFor(t, config);
+      const relays = relaysFor(t, config);
       try {
         await createInstance(t, d);
         await setBroker(routes, 'rabbitmq', d, t.globalKey, { rabbitmq: { enabled: true, events: ['MESSAGES_UPSERT'] } });
@@ -464,7 +464,7 @@ for (const target of targets) {
         for (let n = 2; n <= 30; n++) ids.push(await emit(t, d, 'MESSAGES_UPSERT', { n }));
         await sleep(300);
         expect(consumer.received.length).toBe(1);
-        relays = relaysFor(t, config);
+        // The same relays start again (as after a service restart on this node).
         await relays.start();
         await until(() => consumer.received.length >= 30, 10_000);
         await sleep(200);
@@ -475,6 +475,64 @@ for (const target of targets) {
         await cleanRabbit([d], [d], config.rabbitmqPrefixKey);
       }
     });
+
+    it.skipIf(target.name !== 'postgres')(
+      'an event whose transaction commits late (lower seq) is not skipped: the relay holds back; a rolled-back seq is passed',
+      async () => {
+        const run = runId();
+        const g = `rbg${run}`;
+        const config = brokerConfig(run, { rabbitmqEnabled: true, rabbitmqUri: AMQP_URI, rabbitmqDeclareQueues: false });
+        const consumer = await AmqpConsumer.bind([g]);
+        const relays = relaysFor(t, config, { ...fast, relay: { ...fast.relay, feed: { gapSettleMs: 50, gapMaxWaitMs: 15_000 } } });
+        const numbers = () => consumer.received.filter((m) => m.body.event === 'messages.upsert').map((m) => m.body.data.n as number);
+        try {
+          await createInstance(t, g);
+          await setBroker(routes, 'rabbitmq', g, t.globalKey, { rabbitmq: { enabled: true, events: ['MESSAGES_UPSERT'] } });
+          await relays.start();
+          const instance = t.services.registry.byInstanceName(g)!;
+          const source = { id: instance.id, name: instance.name, ownerJid: instance.ownerJid };
+          /** A transaction that writes event n (taking its seq now) and commits or rolls back when told. */
+          const slowUnit = (n: number) => {
+            let finish!: (commit: boolean) => void;
+            const decided = new Promise<boolean>((resolve) => (finish = resolve));
+            let flushed!: () => void;
+            const written = new Promise<void>((resolve) => (flushed = resolve));
+            const done = inUnit(t.services.store.db, async (unit) => {
+              t.services.events.emit(unit, source, 'MESSAGES_UPSERT', { n });
+              await unit.flush();
+              flushed();
+              if (!(await decided)) throw new Error('rolled back on purpose');
+            }).catch(() => undefined);
+            return { written, finish, done };
+          };
+
+          const first = slowUnit(1);
+          await first.written;
+          await emit(t, g, 'MESSAGES_UPSERT', { n: 2 });
+          await sleep(700);
+          expect(numbers()).toEqual([]);
+          first.finish(true);
+          await first.done;
+          await until(() => numbers().length >= 2, 10_000);
+          expect(numbers()).toEqual([1, 2]);
+
+          const second = slowUnit(3);
+          await second.written;
+          await emit(t, g, 'MESSAGES_UPSERT', { n: 4 });
+          await sleep(500);
+          expect(numbers()).toEqual([1, 2]);
+          second.finish(false);
+          await second.done;
+          await until(() => numbers().length >= 3, 20_000);
+          expect(numbers()).toEqual([1, 2, 4]);
+        } finally {
+          await relays.stop();
+          await consumer.close();
+          await cleanRabbit([g], [g], config.rabbitmqPrefixKey);
+        }
+      },
+      40_000,
+    );
   });
 }
 

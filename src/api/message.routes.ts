@@ -8,12 +8,12 @@ import { badRequest } from './errors.js';
 import { InstanceParams, MessageResult, commonSendFields } from './schemas.js';
 import { assertSupported, type Operation } from '../connectors/capabilities.js';
 import type { Instance } from '../instances/model.js';
-import { buildContextInfo, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from '../messages/compose.js';
+import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from '../messages/compose.js';
 import { statusBroadcastJid, toJid } from '../messages/jid.js';
 import type { BuiltMessage } from '../messages/send-service.js';
 import { findMessageByKey } from '../messages/records.js';
 import { loadMedia } from '../media/load.js';
-import { prepareMedia, type MediaKind } from '../media/prepare.js';
+import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
 
 const TextBody = Type.Object({ ...commonSendFields, text: Type.String({ minLength: 1, maxLength: 65536 }) });
 
@@ -80,10 +80,11 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       return found && { content: found.content, remoteJid: found.remoteJid, fromMe: found.fromMe, participant: found.participant };
     });
 
-  const uploadFor = async (instance: Instance, encrypted: Buffer, kind: string) => {
+  /** Uploads now where the connector can; otherwise the plaintext is kept for the connector to upload at send time. */
+  const uploadFor = async (instance: Instance, media: PreparedMedia) => {
     const connector = runtime.attach(instance);
-    // Connectors that upload at send time (or cannot yet) leave url/directPath empty in the acknowledgement.
-    return connector.uploadMedia ? connector.uploadMedia(encrypted, kind) : { url: '', directPath: '' };
+    if (connector.uploadMedia) return { uploaded: await connector.uploadMedia(media.encrypted, media.kind) };
+    return { uploaded: { url: '', directPath: '' }, mediaBlob: media.bytes };
   };
 
   const loadAndPrepare = async (input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) => {
@@ -113,7 +114,14 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const idempotencyKey = Array.isArray(header) ? header[0] : header;
     const result = await sends.submit(
       instance,
-      { route: request.routeOptions.url ?? '', body: request.body, idempotencyKey, delay: common.delay, mentionsEveryOne: common.mentionsEveryOne },
+      {
+        route: request.routeOptions.url ?? '',
+        body: request.body,
+        idempotencyKey,
+        delay: common.delay,
+        mentionsEveryOne: common.mentionsEveryOne,
+        awaitFirstAttempt: runtime.attach(instance).acknowledgesSynchronously === true,
+      },
       () => build(instance),
     );
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
@@ -135,8 +143,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const remoteJid = toJid(body.number);
       const contextInfo = await contextOf(instance, body);
       const media = await loadAndPrepare(body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
-      const uploaded = await uploadFor(instance, media.encrypted, media.kind);
-      return { remoteJid, ...mediaContent(media, uploaded, { caption: body.caption, contextInfo }) };
+      const { uploaded, mediaBlob } = await uploadFor(instance, media);
+      return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption, contextInfo }) };
     });
   });
 
@@ -146,8 +154,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const remoteJid = toJid(body.number);
       const contextInfo = await contextOf(instance, body);
       const media = await loadAndPrepare(body.sticker, 'sticker', 'sticker');
-      const uploaded = await uploadFor(instance, media.encrypted, media.kind);
-      return { remoteJid, ...mediaContent(media, uploaded, { contextInfo }) };
+      const { uploaded, mediaBlob } = await uploadFor(instance, media);
+      return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { contextInfo }) };
     });
   });
 
@@ -164,10 +172,12 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     route('Send a list (delivered as a single-choice poll, which every phone shows)', ListBody),
     async (request, reply) => {
       const body = request.body;
-      return send(request, reply, 'list', body, async () => {
+      return send(request, reply, 'list', body, async (instance) => {
         const sections = body.values ?? body.sections;
         if (!sections) throw badRequest('values is required: an array of sections, each with rows');
         const remoteJid = toJid(body.number);
+        // The Cloud API has real interactive lists; phones on WhatsApp Web links show polls reliably.
+        if (instance.integration === 'WHATSAPP-BUSINESS') return { remoteJid, ...listContent(body, sections) };
         const options = sections.flatMap((section) => section.rows.map((row) => row.title));
         return { remoteJid, ...pollContent(body.title, options, 1, 'values[].rows') };
       });
@@ -201,8 +211,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         return { ...base, ...statusTextContent(body.content, body.backgroundColor, body.font) };
       }
       const media = await loadAndPrepare(body.content, body.type as MediaKind, 'content');
-      const uploaded = await uploadFor(instance, media.encrypted, media.kind);
-      return { ...base, ...mediaContent(media, uploaded, { caption: body.caption }) };
+      const { uploaded, mediaBlob } = await uploadFor(instance, media);
+      return { ...base, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption }) };
     });
   });
 };

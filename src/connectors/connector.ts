@@ -95,7 +95,8 @@ export interface ConnectorHost {
   ): Promise<void>;
   qrUpdated(instanceId: string, qr: QrState): Promise<void>;
   messageReceived(instanceId: string, message: InboundMessage): Promise<void>;
-  messageStatus(instanceId: string, keyId: string, status: MessageStatus): Promise<void>;
+  /** A receipt for a message; `detail` says why when the status is ERROR. */
+  messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void>;
   presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;

@@ -217,6 +217,8 @@ export class InstanceRegistry {
     await tx.deleteFrom('messages').where('instance_id', '=', id).execute();
     await tx.deleteFrom('event_sinks').where('instance_id', '=', id).execute();
     await tx.deleteFrom('sessions').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('session_keys').where('instance_id', '=', id).execute();
+    await tx.deleteFrom('media_blobs').where('instance_id', '=', id).execute();
     await tx.deleteFrom('sandbox_codes').where('instance_id', '=', id).execute();
     await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').execute();
     // The instance's event log goes too, except events still owed to the global webhook.

@@ -246,10 +246,10 @@ export class InstanceRuntime implements ConnectorHost {
     },
   };
 
-  async messageStatus(instanceId: string, keyId: string, status: MessageStatus): Promise<void> {
+  async messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    await inUnit(this.deps.db, (unit) => this.deps.statuses.record(unit, instance, keyId, status));
+    await inUnit(this.deps.db, (unit) => this.deps.statuses.record(unit, instance, keyId, status, detail));
   }
 
   async presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void> {

@@ -111,6 +111,33 @@ export function pollContent(name: string, options: string[], selectableCount: nu
   };
 }
 
+export interface ListInput {
+  title: string;
+  description?: string;
+  buttonText?: string;
+  footerText?: string;
+}
+
+/** A native list message (for integrations whose recipients see lists, such as the Cloud API). */
+export function listContent(list: ListInput, sections: { title?: string; rows: { title: string; description?: string; rowId?: string }[] }[]) {
+  return {
+    messageType: 'listMessage',
+    content: {
+      listMessage: {
+        title: list.title,
+        description: list.description ?? '',
+        buttonText: list.buttonText ?? 'Menu',
+        footerText: list.footerText ?? '',
+        listType: 'SINGLE_SELECT',
+        sections: sections.map((section, s) => ({
+          title: section.title ?? '',
+          rows: section.rows.map((row, r) => ({ title: row.title, description: row.description ?? '', rowId: row.rowId ?? `${s}.${r}` })),
+        })),
+      },
+    },
+  };
+}
+
 /** `#RRGGBB` (or `#AARRGGBB`) to WhatsApp's ARGB integer. */
 export function argbFromColor(color: string): number {
   const hex = color.trim().replace(/^#/, '');

@@ -8,7 +8,6 @@ import { rowFromRecord, type MessageRecord } from './records.js';
 export interface QueuePayload {
   outbound: OutboundMessage;
   delay: number;
-  mentionsEveryOne?: boolean;
 }
 
 export interface SendDraft {
@@ -16,6 +15,8 @@ export interface SendDraft {
   payload: QueuePayload;
   idempotencyKey?: string;
   requestHash?: string;
+  /** Plaintext media kept for connectors that upload at send time (`payload.outbound.mediaBlobId`). */
+  mediaBlob?: Buffer;
 }
 
 interface Pending {
@@ -73,6 +74,9 @@ export class SendQueue {
   private write(unit: Unit, draft: SendDraft): void {
     const { record } = draft;
     const now = Date.now();
+    if (draft.mediaBlob && draft.payload.outbound.mediaBlobId) {
+      unit.insert('media_blobs', { id: draft.payload.outbound.mediaBlobId, instance_id: record.instanceId, data: draft.mediaBlob, created_at: now });
+    }
     unit.insert('messages', rowFromRecord(record, { idempotencyKey: draft.idempotencyKey, requestHash: draft.requestHash }));
     unit.insert('message_status', { message_id: record.id, instance_id: record.instanceId, status: 'PENDING', detail: null, at: now });
     unit.insert('send_queue', {

@@ -6,6 +6,7 @@ import { unprocessable } from '../api/errors.js';
 import { newMessageId, sourceOfId } from './ids.js';
 import { findByIdempotencyKey, presentMessage, type MessageRecord } from './records.js';
 import type { SendQueue } from './send-queue.js';
+import type { SendOutcomes } from './send-outcomes.js';
 
 export interface BuiltMessage {
   remoteJid: string;
@@ -13,6 +14,8 @@ export interface BuiltMessage {
   content: Record<string, unknown>;
   statusJidList?: string[];
   participant?: string | null;
+  /** Plaintext media to keep for a connector that uploads at send time. */
+  mediaBlob?: Buffer;
 }
 
 export interface SubmitOptions {
@@ -22,14 +25,19 @@ export interface SubmitOptions {
   idempotencyKey?: string;
   delay?: number;
   mentionsEveryOne?: boolean;
+  /** Wait for the first delivery attempt (connectors that know the outcome at once) and answer its refusal. */
+  awaitFirstAttempt?: boolean;
 }
 
 const idempotencyWindowMs = 24 * 3600_000;
+/** How long a request waits for a synchronous connector's first attempt before answering 201 PENDING. */
+const firstAttemptWaitMs = 30_000;
 
 export class SendService {
   constructor(
     private readonly db: Db,
     private readonly queue: SendQueue,
+    private readonly outcomes: SendOutcomes,
   ) {}
 
   /** Stores the send as PENDING (delivered later by the worker); a repeated Idempotency-Key answers the first record. */
@@ -55,11 +63,14 @@ export class SendService {
       timestamp: Math.floor(Date.now() / 1000),
       source: sourceOfId(keyId),
     };
+    const mediaBlobId = built.mediaBlob ? randomUUID() : undefined;
+    const firstAttempt = options.awaitFirstAttempt ? this.outcomes.wait(record.id, firstAttemptWaitMs) : undefined;
     try {
       await this.queue.accept({
         record,
         idempotencyKey: options.idempotencyKey,
         requestHash,
+        mediaBlob: built.mediaBlob,
         payload: {
           outbound: {
             keyId,
@@ -67,9 +78,10 @@ export class SendService {
             messageType: built.messageType,
             content: built.content,
             ...(built.statusJidList ? { statusJidList: built.statusJidList } : {}),
+            ...(mediaBlobId ? { mediaBlobId } : {}),
+            ...(options.mentionsEveryOne ? { mentionsEveryOne: true } : {}),
           },
           delay: options.delay ?? 0,
-          ...(options.mentionsEveryOne ? { mentionsEveryOne: true } : {}),
         },
       });
     } catch (error) {
@@ -79,6 +91,10 @@ export class SendService {
         if (replay) return { message: replay, replayed: true };
       }
       throw error;
+    }
+    if (firstAttempt) {
+      const outcome = await firstAttempt;
+      if (outcome.kind === 'refused') throw outcome.error;
     }
     return { message: presentMessage(record), replayed: false };
   }
@@ -101,5 +117,17 @@ export class SendService {
 }
 
 function hashRequest(route: string, body: unknown): string {
-  return createHash('sha256').update(route).update('\0').update(JSON.stringify(body ?? null)).digest('hex');
+  return createHash('sha256').update(route).update('\0').update(canonicalJson(body ?? null)).digest('hex');
+}
+
+/** JSON with object keys sorted, so the same body in another key order counts as the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

@@ -14,6 +14,7 @@ import { eventSourceOf } from '../instances/event-source.js';
 import type { StatusRecorder } from './status-recorder.js';
 import { presentMessage, recordFromRow } from './records.js';
 import type { QueuePayload } from './send-queue.js';
+import type { SendOutcomes } from './send-outcomes.js';
 
 export interface SendWorkerDeps {
   db: Db;
@@ -24,6 +25,9 @@ export interface SendWorkerDeps {
   instanceById(id: string): Instance | undefined;
   connectorOf(id: string): Connector | undefined;
   apikeyOf(instance: Instance): string;
+  /** Told the first attempt's outcome of each send (the API waits on it for synchronous connectors). */
+  outcomes?: SendOutcomes;
+  onOutcome?(instance: Instance, result: 'delivered' | 'error'): void;
 }
 
 const lanesPerInstance = 64;
@@ -181,23 +185,30 @@ export class SendWorkers {
           .where('seq', '=', row.seq)
           .execute();
         logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt, wait }, 'send failed, will retry');
+        this.deps.outcomes?.settle(row.message_id, { kind: 'queued' });
         return false;
       }
       logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt }, 'send failed permanently');
       await this.fail(instance, row, reason);
+      this.deps.outcomes?.settle(row.message_id, { kind: 'refused', error: error instanceof Error ? error : new Error(reason) });
       return true;
     }
     await inUnit(db, async (unit) => {
       await unit.tx.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
+      if (payload.outbound.mediaBlobId) await unit.tx.deleteFrom('media_blobs').where('id', '=', payload.outbound.mediaBlobId).execute();
       await this.deps.statuses.record(unit, instance, payload.outbound.keyId, 'SERVER_ACK');
     });
+    this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
+    this.deps.onOutcome?.(instance, 'delivered');
     return true;
   }
 
   private async fail(instance: Instance, row: Selectable<SendQueueTable>, reason: string): Promise<void> {
     const payload = JSON.parse(row.payload) as QueuePayload;
+    this.deps.onOutcome?.(instance, 'error');
     await inUnit(this.deps.db, async (unit) => {
       await unit.tx.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
+      if (payload.outbound.mediaBlobId) await unit.tx.deleteFrom('media_blobs').where('id', '=', payload.outbound.mediaBlobId).execute();
       await this.deps.statuses.record(unit, instance, payload.outbound.keyId, 'ERROR', reason);
     });
   }

@@ -27,7 +27,7 @@ export class Metrics {
     });
     this.sends = new Counter({
       name: 'switchboard_sends_total',
-      help: 'Queued sends by outcome (accepted, delivered, error)',
+      help: 'Queued sends by outcome (delivered, error)',
       labelNames: ['instance', 'result'],
       registers: [this.registry],
     });
@@ -87,7 +87,7 @@ export class Metrics {
     if (result === 'delivered') this.latency.observe({ instance, target }, Math.max(0, Date.now() - createdAt) / 1000);
   }
 
-  sendOutcome(instance: string, result: 'accepted' | 'delivered' | 'error'): void {
+  sendOutcome(instance: string, result: 'delivered' | 'error'): void {
     this.sends.inc({ instance, result });
   }
 }

@@ -3,9 +3,9 @@ import type { Insertable } from 'kysely';
 import type { Db, Tx } from './db.js';
 import type { Database } from './schema.js';
 
-type BatchedTable = 'messages' | 'message_status' | 'send_queue' | 'outbox' | 'deliveries';
+type BatchedTable = 'messages' | 'message_status' | 'send_queue' | 'outbox' | 'deliveries' | 'media_blobs';
 // Insert order matters only for readability of the store; no foreign keys link these tables.
-const insertOrder: BatchedTable[] = ['messages', 'message_status', 'send_queue', 'outbox', 'deliveries'];
+const insertOrder: BatchedTable[] = ['media_blobs', 'messages', 'message_status', 'send_queue', 'outbox', 'deliveries'];
 const maxRowsPerInsert = 200;
 
 export class Unit {
@@ -15,6 +15,7 @@ export class Unit {
     send_queue: [],
     outbox: [],
     deliveries: [],
+    media_blobs: [],
   };
   private readonly hooks: (() => void)[] = [];
   private readonly undo: (() => void)[] = [];
