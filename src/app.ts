@@ -17,6 +17,7 @@ import { metaRoutes } from './api/meta.routes.js';
 import { version } from './version.js';
 import { attachWebsocket } from './events/websocket/index.js';
 import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
+import { brokerRoutes } from './events/brokers/routes.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
@@ -61,6 +62,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(messageRoutes, { services });
       await api.register(chatRoutes, { services });
       await api.register(sandboxRoutes, { services });
+      await api.register(brokerRoutes, { services });
       await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });
     },
     // Per-request access lines stay below info (the API is hot); handlers log what matters themselves.

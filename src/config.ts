@@ -42,6 +42,20 @@ export interface Config {
   websocketGlobalEvents: boolean;
   /** WHATSAPP-BUSINESS (Meta Cloud API); the verify token is resolved by the services when unset. */
   waBusiness: { url: string; version: string; verifyToken: string | undefined; appSecrets: string[]; timeoutMs: number };
+  rabbitmqEnabled: boolean;
+  rabbitmqUri: string | undefined;
+  rabbitmqExchangeName: string;
+  rabbitmqGlobalEnabled: boolean;
+  rabbitmqGlobalEvents: Record<string, boolean>;
+  rabbitmqPrefixKey: string;
+  rabbitmqDeclareQueues: boolean;
+  natsEnabled: boolean;
+  natsUrl: string | undefined;
+  natsGlobalEnabled: boolean;
+  natsGlobalEvents: Record<string, boolean>;
+  natsPrefixKey: string;
+  natsStream: string;
+  natsStreamMaxAgeMs: number;
 }
 
 /** One documented setting; the README's configuration table is generated from this list. */
@@ -91,6 +105,20 @@ export const settingDocs: SettingDoc[] = [
   { env: 'WA_BUSINESS_TOKEN_WEBHOOK', default: '(derived)', meaning: 'Verify token Meta must send to GET /messenger/webhook/meta; answered as `access_token_wa_business` at creation. Unset: a stable token derived from SECRETS_KEY (same on every node, no default anyone can guess).' },
   { env: 'WA_BUSINESS_APP_SECRET', default: '', meaning: 'Meta app secret that signs webhook posts (X-Hub-Signature-256); a comma list during a rotation. Unset: every POST /messenger/webhook/meta is refused (503).' },
   { env: 'WA_BUSINESS_TIMEOUT_MS', default: '20000', meaning: 'Time limit of one Graph API request; a send that times out is retried.' },
+  { env: 'RABBITMQ_ENABLED', default: 'false', meaning: 'Publish events to RabbitMQ (publisher confirms; an event leaves the outbox only once confirmed).' },
+  { env: 'RABBITMQ_URI', default: '', meaning: '`amqp(s)://user:pass@host:5672/vhost`; required when RABBITMQ_ENABLED=true.' },
+  { env: 'RABBITMQ_EXCHANGE_NAME', default: 'evolution_exchange', meaning: 'Durable topic exchange of the global events (routing key = event name, e.g. `messages.upsert`). Instance events go to the exchange named after the instance.' },
+  { env: 'RABBITMQ_GLOBAL_ENABLED', default: 'false', meaning: 'Send every instance\'s events to RABBITMQ_EXCHANGE_NAME too.' },
+  { env: 'RABBITMQ_EVENTS_<NAME>', default: '(all on)', meaning: 'Global RabbitMQ filter, same rule as WEBHOOK_EVENTS_<NAME>.' },
+  { env: 'RABBITMQ_PREFIX_KEY', default: '', meaning: 'Prefix of the global queue names (`<prefix>.<event>`).' },
+  { env: 'RABBITMQ_DECLARE_QUEUES', default: 'true', meaning: 'Declare and bind Evolution\'s durable quorum queues `<instance>.<event>` and `[<prefix>.]<event>`, so events are kept until consumed. Off: exchanges only; bind your own queues.' },
+  { env: 'NATS_ENABLED', default: 'false', meaning: 'Publish events to NATS JetStream (subject `<instance>.<event>`, acknowledged by the stream, deduplicated by Nats-Msg-Id).' },
+  { env: 'NATS_URL', default: '', meaning: '`nats://[user:pass@]host:4222` (comma list for a cluster); Evolution\'s NATS_URI is read too. Required when NATS_ENABLED=true.' },
+  { env: 'NATS_GLOBAL_ENABLED', default: 'false', meaning: 'Send every instance\'s events to the global subjects `[<NATS_PREFIX_KEY>.]<event>` too.' },
+  { env: 'NATS_EVENTS_<NAME>', default: '(all on)', meaning: 'Global NATS filter, same rule as WEBHOOK_EVENTS_<NAME>.' },
+  { env: 'NATS_PREFIX_KEY', default: '', meaning: 'Prefix of the global subjects.' },
+  { env: 'NATS_STREAM', default: 'SWITCHBOARD', meaning: 'JetStream stream holding the events; created when missing, subjects `<instance>.>` added as needed.' },
+  { env: 'NATS_STREAM_MAX_AGE_SECONDS', default: '604800', meaning: 'Age limit given to the stream when Switchboard creates it (0 = none).' },
   { env: 'METRICS_ENABLED', default: 'false', meaning: 'Serve Prometheus metrics at `GET /metrics` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.' },
   { env: 'NODE_ID', default: '<hostname>-<pid>', meaning: 'Name of this node (in logs and queue leases).' },
 ];
@@ -171,13 +199,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (globalUrl !== undefined && !/^https?:\/\//.test(globalUrl)) {
     read.problems.push('WEBHOOK_GLOBAL_URL must start with http:// or https://');
   }
-  const webhookGlobalEvents: Record<string, boolean> = {};
-  for (const [key, value] of Object.entries(env)) {
-    const match = /^WEBHOOK_EVENTS_([A-Z0-9_]+)$/.exec(key);
-    if (match && value !== undefined && value !== '' && !['ERRORS', 'ERRORS_WEBHOOK'].includes(match[1])) {
-      webhookGlobalEvents[match[1]] = read.bool(key, true);
-    }
-  }
   const statuses = read.string('WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES', '400,401,403,404,422');
   const nonRetryable = statuses
     .split(',')
@@ -196,6 +217,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!/^https?:\/\//.test(waBusinessUrl)) read.problems.push('WA_BUSINESS_URL must start with http:// or https://');
   const waBusinessVersion = read.string('WA_BUSINESS_VERSION', 'v20.0');
   if (!/^v?\d+\.\d+$/.test(waBusinessVersion)) read.problems.push('WA_BUSINESS_VERSION must look like v20.0');
+  const eventFilter = (prefix: string): Record<string, boolean> => {
+    const filter: Record<string, boolean> = {};
+    for (const [key, value] of Object.entries(env)) {
+      const match = new RegExp(`^${prefix}_EVENTS_([A-Z0-9_]+)$`).exec(key);
+      if (match && value !== undefined && value !== '') filter[match[1]] = read.bool(key, true);
+    }
+    return filter;
+  };
+  const webhookGlobalEvents = eventFilter('WEBHOOK');
+  // Evolution's error-hook switches share the prefix but are not event filters.
+  delete webhookGlobalEvents.ERRORS;
+  delete webhookGlobalEvents.ERRORS_WEBHOOK;
+  const rabbitmqEnabled = read.bool('RABBITMQ_ENABLED', false);
+  const rabbitmqUri = read.optional('RABBITMQ_URI');
+  if (rabbitmqEnabled && !rabbitmqUri) read.problems.push('RABBITMQ_URI is required when RABBITMQ_ENABLED=true');
+  if (rabbitmqUri !== undefined && !/^amqps?:\/\//.test(rabbitmqUri)) read.problems.push('RABBITMQ_URI must start with amqp:// or amqps://');
+  const natsEnabled = read.bool('NATS_ENABLED', false);
+  const natsUrl = read.optional('NATS_URL') ?? read.optional('NATS_URI');
+  if (natsEnabled && !natsUrl) read.problems.push('NATS_URL (or NATS_URI) is required when NATS_ENABLED=true');
+  const natsStream = read.string('NATS_STREAM', 'SWITCHBOARD');
+  if (!/^[A-Za-z0-9_-]+$/.test(natsStream)) read.problems.push('NATS_STREAM may hold letters, digits, - and _ only');
+  const natsPrefixKey = read.string('NATS_PREFIX_KEY', '');
+  if (natsPrefixKey && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(natsPrefixKey)) {
+    read.problems.push('NATS_PREFIX_KEY must be dot-separated words (no spaces or wildcards)');
+  }
   const qrcodeColor = read.string('QRCODE_COLOR', '#198754');
   if (!/^#[0-9a-fA-F]{6}$/.test(qrcodeColor)) read.problems.push(`QRCODE_COLOR must be a colour like #198754 (got "${qrcodeColor}")`);
 
@@ -247,6 +293,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .filter(Boolean),
       timeoutMs: read.int('WA_BUSINESS_TIMEOUT_MS', 20_000, 100, 600_000),
     },
+    rabbitmqEnabled,
+    rabbitmqUri,
+    rabbitmqExchangeName: read.string('RABBITMQ_EXCHANGE_NAME', 'evolution_exchange'),
+    rabbitmqGlobalEnabled: read.bool('RABBITMQ_GLOBAL_ENABLED', false),
+    rabbitmqGlobalEvents: eventFilter('RABBITMQ'),
+    rabbitmqPrefixKey: read.string('RABBITMQ_PREFIX_KEY', ''),
+    rabbitmqDeclareQueues: read.bool('RABBITMQ_DECLARE_QUEUES', true),
+    natsEnabled,
+    natsUrl,
+    natsGlobalEnabled: read.bool('NATS_GLOBAL_ENABLED', false),
+    natsGlobalEvents: eventFilter('NATS'),
+    natsPrefixKey,
+    natsStream,
+    natsStreamMaxAgeMs: read.int('NATS_STREAM_MAX_AGE_SECONDS', 7 * 86400, 0, 3650 * 86400) * 1000,
   };
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n- ${read.problems.join('\n- ')}`);

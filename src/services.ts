@@ -17,6 +17,7 @@ import { SendOutcomes } from './messages/send-outcomes.js';
 import { SandboxNetwork } from './connectors/sandbox/network.js';
 import { evolutionConnector } from './connectors/evolution.js';
 import { Metrics } from './observability/metrics.js';
+import { createBrokerRelays, type BrokerRelays } from './events/brokers/index.js';
 import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
 import { unlinkedWhatsAppConnector } from './connectors/unlinked-whatsapp.js';
 
@@ -36,6 +37,7 @@ export interface Services {
   sandbox: SandboxNetwork;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
+  brokers: BrokerRelays;
   /** WHATSAPP-BUSINESS settings with the verify token resolved. */
   cloudApi: CloudApiSettings;
   /** Loads state and starts connections and workers. */
@@ -57,6 +59,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const registry = new InstanceRegistry(store.db, box);
   const sinks = new SinkConfigs(store.db);
   const events = new EventWriter(config, sinks);
+  const brokers = createBrokerRelays({ config, store, sinks, events, logger });
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
   let runtime: InstanceRuntime | undefined;
@@ -131,11 +134,13 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     sandbox,
     webhooks,
     metrics,
+    brokers,
     cloudApi,
     async start() {
       await registry.load();
       await sinks.load();
       webhooks.start();
+      await brokers.start();
       workers.start();
       await liveRuntime.startAll();
     },
@@ -143,6 +148,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       await workers.stop();
       await liveRuntime.stopAll();
       await webhooks.stop();
+      await brokers.stop();
     },
   };
 }

@@ -16,8 +16,10 @@ import { registerErrorHandling } from '../src/api/error-handler.js';
 import { eventCatalog, type EventName } from '../src/events/catalog.js';
 import { createBrokerRelays, type BrokerConfig, type BrokerRelays, type BrokerTuning } from '../src/events/brokers/index.js';
 import { brokerRoutes } from '../src/events/brokers/routes.js';
-import { covers } from '../src/events/brokers/nats-stream.js';
-import { globalWants } from '../src/events/brokers/settings.js';
+import { covers, validSubject } from '../src/events/brokers/nats-stream.js';
+import { globalWants, safeAddress } from '../src/events/brokers/settings.js';
+import { withHeartbeat } from '../src/events/brokers/rabbitmq-publisher.js';
+import { serversAndCredentials } from '../src/events/brokers/nats-publisher.js';
 import { inUnit } from '../src/store/unit.js';
 import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
 
@@ -290,6 +292,15 @@ describe('broker helpers', () => {
     expect(globalWants({ GROUPS_UPDATE: true }, 'GROUP_UPDATE')).toBe(true);
   });
 
+  it('connection addresses: credentials out of logs, heartbeat added, NATS credentials taken from the URL', () => {
+    expect(safeAddress('amqp://user:secret@rabbit.example:5672/vh')).toBe('amqp://rabbit.example:5672');
+    expect(safeAddress('nats://a:1@n1:4222, n2:4222')).toBe('nats://n1:4222,nats://n2:4222');
+    expect(withHeartbeat('amqp://u:p@h:5672/v', 30)).toBe('amqp://u:p@h:5672/v?heartbeat=30');
+    expect(withHeartbeat('amqp://h?heartbeat=5', 30)).toBe('amqp://h?heartbeat=5');
+    expect(serversAndCredentials('nats://me:p%40ss@n1:4222,n2:4223')).toEqual({ servers: ['nats://n1:4222', 'nats://n2:4223'], user: 'me', pass: 'p@ss' });
+    expect(serversAndCredentials('nats://tok@n1')).toEqual({ servers: ['nats://n1'], token: 'tok' });
+  });
+
   it('NATS subject coverage', () => {
     expect(covers('a.>', 'a.messages.upsert')).toBe(true);
     expect(covers('a.>', 'a')).toBe(false);
@@ -298,6 +309,9 @@ describe('broker helpers', () => {
     expect(covers('messages.upsert', 'messages.upsert')).toBe(true);
     expect(covers('*.upsert', 'messages.upsert')).toBe(true);
     expect(covers('messages.upsert', 'messages.>')).toBe(false);
+    expect(validSubject('a.b.messages.upsert')).toBe(true);
+    expect(validSubject('a..call')).toBe(false);
+    expect(validSubject('a.*')).toBe(false);
   });
 });
 
@@ -644,6 +658,11 @@ for (const target of targets) {
         const info = await jsm.streams.info(config.natsStream);
         expect(info.config.subjects.sort()).toEqual([`${a}.>`, `${b}.>`, `${prefix}.>`].sort());
         expect((await streamContents(jsm, config.natsStream, `${a}.>`)).map((m) => m.body.id)).toEqual([ids.upsertA, ids.callA]);
+
+        // Deleting B removes its settings with it, yet its last events (written while they held) still go out.
+        expect((await t.api('DELETE', `instance/delete/${b}`)).status).toBe(200);
+        await until(() => subB.received.some((m) => m.subject === `${b}.remove.instance`), 10_000);
+        expect(subB.received.some((m) => m.subject === `${b}.instance.delete`)).toBe(true);
       } finally {
         await relays.stop();
         for (const s of [subA, subB, subG]) s.sub.unsubscribe();

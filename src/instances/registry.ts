@@ -221,12 +221,14 @@ export class InstanceRegistry {
     await tx.deleteFrom('media_blobs').where('instance_id', '=', id).execute();
     await tx.deleteFrom('sandbox_codes').where('instance_id', '=', id).execute();
     await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').execute();
-    // The instance's event log goes too, except events still owed to the global webhook.
-    await tx
+    // The instance's event log goes too, except events still owed to the global webhook or not yet relayed to a broker.
+    const relayed = await tx.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).executeTakeFirst();
+    let purge = tx
       .deleteFrom('outbox')
       .where('instance_id', '=', id)
-      .where('id', 'not in', tx.selectFrom('deliveries').select('event_id').where('instance_id', '=', id))
-      .execute();
+      .where('id', 'not in', tx.selectFrom('deliveries').select('event_id').where('instance_id', '=', id));
+    if (relayed?.seq !== null && relayed?.seq !== undefined) purge = purge.where('seq', '<=', Number(relayed.seq));
+    await purge.execute();
     await tx.deleteFrom('instances').where('id', '=', id).execute();
     unit.afterCommit(() => this.forget(instance));
   }

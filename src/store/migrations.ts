@@ -193,6 +193,13 @@ function sessionKeysAndMedia(dialect: Dialect): Migration {
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .ifNotExists()
         .execute();
+      await db.schema
+        .createTable('broker_leases')
+        .addColumn('sink', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('lease_until', 'bigint', (c) => c.notNull())
+        .ifNotExists()
+        .execute();
     },
   };
 }

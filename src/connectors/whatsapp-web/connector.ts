@@ -287,12 +287,15 @@ export class WhatsAppWebConnector implements Connector {
     const base64 = await qrImage(code, this.deps.config.qrcodeColor);
     if (generation !== this.generation) return;
     this.qrState = { code, base64, count: this.qrCount, pairingCode: this.pairingCode };
-    this.notify();
     this.log.info({ count: this.qrCount }, 'QR code updated');
     if (this.log.isLevelEnabled('debug')) {
       this.log.debug(`QR code ${this.qrCount} (scan it in WhatsApp > Linked devices):\n${await qrTerminal(code)}`);
     }
-    await this.host.qrUpdated(this.instance.id, this.qrState);
+    try {
+      await this.host.qrUpdated(this.instance.id, this.qrState);
+    } finally {
+      this.notify();
+    }
   }
 
   /** QRCODE_LIMIT reached: tell clients as Evolution does (limit message, `refused`), then close. */
@@ -317,9 +320,12 @@ export class WhatsAppWebConnector implements Connector {
     const profileName = name && name !== '~' ? name : null;
     await this.auth?.saveCreds();
     this.watchdog.start();
-    this.notify();
     this.log.info({ ownerJid }, 'WhatsApp connection open');
-    await this.host.connectionChanged(this.instance.id, { state: 'open', ownerJid, profileName, statusReason: 200 });
+    try {
+      await this.host.connectionChanged(this.instance.id, { state: 'open', ownerJid, profileName, statusReason: 200 });
+    } finally {
+      this.notify();
+    }
   }
 
   private async onClose(generation: number, error: unknown): Promise<void> {
@@ -345,7 +351,13 @@ export class WhatsAppWebConnector implements Connector {
         await this.stopWith(decision);
         return;
       case 'restart':
-        await this.openSocket();
+        // Once at once (the restart WhatsApp asks for after pairing); a repeated one waits like any other close.
+        if (this.attempt === 0) {
+          this.attempt = 1;
+          await this.openSocket();
+        } else {
+          await this.reconnectLater(decision, wasOpen);
+        }
         return;
       case 'transient':
         await this.reconnectLater(decision, wasOpen);
@@ -366,7 +378,6 @@ export class WhatsAppWebConnector implements Connector {
       random: this.deps.random,
     });
     this.status = 'connecting';
-    this.notify();
     this.log.warn({ attempt: this.attempt, delayMs }, 'reconnecting to WhatsApp after a wait');
     if (wasOpen) {
       await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: decision.reason, statusReason: decision.statusCode });
@@ -381,6 +392,7 @@ export class WhatsAppWebConnector implements Connector {
         .catch((error: unknown) => this.log.error({ err: error }, 'reconnecting failed'));
     }, delayMs);
     this.reconnectTimer.unref();
+    this.notify();
   }
 
   /** Permanent close: stop, keep the session (an operator may retry with restart), report it. */
@@ -495,9 +507,9 @@ export class WhatsAppWebConnector implements Connector {
     };
   }
 
-  /** Resolves when a QR is showing, the connection opened or closed, or after `timeoutMs`. */
+  /** Resolves when a QR is showing, the connection opened or closed, an attempt failed (a retry waits), or after `timeoutMs`. */
   private settle(timeoutMs: number): Promise<void> {
-    const settled = () => this.qrState !== null || this.status !== 'connecting';
+    const settled = () => this.qrState !== null || this.status !== 'connecting' || this.reconnectTimer !== undefined;
     if (settled()) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {

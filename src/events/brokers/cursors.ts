@@ -1,5 +1,4 @@
-// The relay cursor of each broker (`broker_cursors`: how far the outbox was published) and its lease (`broker_leases`:
-// which node publishes, so that several nodes on one PostgreSQL never publish the same events twice).
+// Each broker relay's cursor (`broker_cursors`: how far the outbox is published) and lease (`broker_leases`: which node publishes).
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../../store/db.js';
 import type { Database } from '../../store/schema.js';

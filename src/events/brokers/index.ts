@@ -9,7 +9,6 @@ export type { BrokerConfig } from './settings.js';
 export type { BrokerDeps, BrokerTuning } from './deps.js';
 export { globalWants } from './settings.js';
 export { OutboxRelay } from './relay.js';
-export { brokerRoutes } from './routes.js';
 
 export interface BrokerRelays {
   rabbitmq?: OutboxRelay;

@@ -1,5 +1,5 @@
 // Publishes to NATS through JetStream: each message acknowledged by the stream, deduplicated by its Nats-Msg-Id.
-import { connect, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
+import { connect, type ConnectionOptions, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
 import type { Logger } from '../../logger.js';
 import { PublicationRefused, type BrokerPublisher, type Publication, type Sent } from './publisher.js';
 import { StreamSubjects, validSubject } from './nats-stream.js';
@@ -72,7 +72,7 @@ export class NatsPublisher implements BrokerPublisher {
   private async open(): Promise<Link> {
     const { logger } = this.options;
     const nc = await connect({
-      servers: this.options.url.split(',').map((s) => s.trim()),
+      ...serversAndCredentials(this.options.url),
       name: 'switchboard events',
       timeout: this.options.connectTimeoutMs ?? 10_000,
       // The client reconnects by itself for as long as it takes; unacknowledged messages are sent again by the relay.
@@ -99,4 +99,33 @@ export class NatsPublisher implements BrokerPublisher {
       throw error;
     }
   }
+}
+
+/**
+ * Server list and credentials from NATS_URL: the client does not read `user:pass@` (or `token@`) from a URL,
+ * so they are taken out and passed as options (the first server that carries them wins).
+ */
+export function serversAndCredentials(url: string): Pick<ConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
+  const servers: string[] = [];
+  const credentials: Pick<ConnectionOptions, 'user' | 'pass' | 'token'> = {};
+  for (const raw of url.split(',').map((s) => s.trim()).filter(Boolean)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw.includes('://') ? raw : `nats://${raw}`);
+    } catch {
+      servers.push(raw);
+      continue;
+    }
+    if (parsed.username && credentials.user === undefined && credentials.token === undefined) {
+      const user = decodeURIComponent(parsed.username);
+      if (parsed.password) {
+        credentials.user = user;
+        credentials.pass = decodeURIComponent(parsed.password);
+      } else {
+        credentials.token = user;
+      }
+    }
+    servers.push(`${parsed.protocol}//${parsed.host}`);
+  }
+  return { servers, ...credentials };
 }
