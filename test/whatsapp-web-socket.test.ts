@@ -27,7 +27,7 @@ import type { MessageStatus } from '../src/messages/status.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../src/messages/compose.js';
 import { prepareMedia } from '../src/media/prepare.js';
 import { encryptMedia } from '../src/media/crypto.js';
-import { createWhatsAppWebFactory, whatsAppWebDefaults, type WaSocket } from '../src/connectors/whatsapp-web/index.js';
+import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../src/connectors/whatsapp-web/index.js';
 import { encryptWithMediaKey } from '../src/connectors/whatsapp-web/media.js';
 import { reconnectDelay } from '../src/connectors/whatsapp-web/backoff.js';
 import { classifyClose } from '../src/connectors/whatsapp-web/disconnect.js';
@@ -244,7 +244,12 @@ async function world(options: { settings?: Partial<Settings>; number?: string; a
   const sockets: FakeSocket[] = [];
   const autoOpen = options.autoOpen ?? true;
   const factory = createWhatsAppWebFactory({
-    config: { ...whatsAppWebDefaults, qrcodeLimit: 30, qrcodeColor: '#198754', logLevel: 'silent', waWebSocketUrl: 'ws://127.0.0.1:9/unused', waReconnectBaseMs: 50, waReconnectMaxMs: 200 },
+    config: {
+      qrcodeLimit: 30,
+      qrcodeColor: '#198754',
+      logLevel: 'silent',
+      waWeb: { ...waWebDefaults, webSocketUrl: 'ws://127.0.0.1:9/unused', reconnectBaseMs: 50, reconnectMaxMs: 200 },
+    },
     logger: silentLogger(),
     socketFactory: (socketConfig) => {
       const socket = new FakeSocket(socketConfig);
@@ -275,7 +280,7 @@ async function world(options: { settings?: Partial<Settings>; number?: string; a
     },
     async settle() {
       // The connector's queue runs on promises; a few macrotask turns drain it.
-      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
     },
   };
   return w;

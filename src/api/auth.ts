@@ -1,7 +1,7 @@
 // Authentication and authorisation from route metadata: the `apikey` header, checked before any instance lookup.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from './errors.js';
-import { secretsEqual } from '../instances/keys.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { InstanceRegistry } from '../instances/registry.js';
 import type { Instance } from '../instances/model.js';
 
@@ -21,17 +21,19 @@ declare module 'fastify' {
 }
 
 export function registerAuth(app: FastifyInstance, globalKey: string, registry: InstanceRegistry): void {
+  const globalDigest = createHash('sha256').update(globalKey, 'utf8').digest();
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const rule: AccessRule = request.routeOptions.config?.access ?? 'public';
     if (rule === 'public') return;
     const header = request.headers.apikey;
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw unauthorized();
-    if (secretsEqual(key, globalKey)) {
+    // Digests of equal length compared in constant time; instance keys are found by their SHA-256 (no secret compared).
+    const digest = createHash('sha256').update(key, 'utf8').digest();
+    if (timingSafeEqual(digest, globalDigest)) {
       request.principal = { kind: 'global' };
     } else {
-      // The lookup is by SHA-256 of the key, so no comparison of the secret itself leaks timing.
-      const owner = registry.byApiKey(key);
+      const owner = registry.byKeyDigest(digest.toString('hex'));
       if (!owner) throw unauthorized();
       request.principal = { kind: 'instance', instance: owner };
     }

@@ -113,6 +113,11 @@ export class InstanceRegistry {
     return this.byKeyHash.get(hashApiKey(key));
   }
 
+  /** By the hex SHA-256 of the key (when the caller has hashed it already). */
+  byKeyDigest(hexDigest: string): Instance | undefined {
+    return this.byKeyHash.get(hexDigest);
+  }
+
   isKeyInUse(key: string): boolean {
     return this.byKeyHash.has(hashApiKey(key));
   }

@@ -34,7 +34,7 @@ export class SendQueue {
   constructor(
     private readonly db: Db,
     private readonly expireAfterMs: number,
-    private readonly wake: (instanceId: string) => void,
+    private readonly wake: (instanceId: string, chatJid: string) => void,
   ) {}
 
   /** Stores the send; resolves once it is committed (several concurrent sends share one transaction). */
@@ -78,7 +78,7 @@ export class SendQueue {
       unit.insert('media_blobs', { id: draft.payload.outbound.mediaBlobId, instance_id: record.instanceId, data: draft.mediaBlob, created_at: now });
     }
     unit.insert('messages', rowFromRecord(record, { idempotencyKey: draft.idempotencyKey, requestHash: draft.requestHash }));
-    unit.insert('message_status', { message_id: record.id, instance_id: record.instanceId, status: 'PENDING', detail: null, at: now });
+    // The history starts with the message row itself (PENDING at created_at); each later status adds a row.
     unit.insert('send_queue', {
       instance_id: record.instanceId,
       message_id: record.id,
@@ -91,6 +91,6 @@ export class SendQueue {
       last_error: null,
       created_at: now,
     });
-    unit.afterCommit(() => this.wake(record.instanceId));
+    unit.afterCommit(() => this.wake(record.instanceId, record.remoteJid));
   }
 }

@@ -32,6 +32,8 @@ export interface SendWorkerDeps {
 
 const lanesPerInstance = 64;
 const rowsPerFetch = 100;
+/** Sends sharing the transactions before and after them. */
+const maxBatch = 50;
 const expirySweepMs = 5_000;
 
 export class SendWorkers {
@@ -74,6 +76,11 @@ export class SendWorkers {
 
   wake(instanceId: string): void {
     this.schedulers.get(instanceId)?.wake();
+  }
+
+  /** A send was queued for `chat`: a chat already being worked picks it up by itself, so no scan of the queue. */
+  wakeChat(instanceId: string, chat: string): void {
+    this.schedulers.get(instanceId)?.wakeLane(chat);
   }
 
   async stop(): Promise<void> {
@@ -129,18 +136,83 @@ export class SendWorkers {
         .limit(rowsPerFetch)
         .execute();
       if (rows.length === 0) return;
-      for (const row of rows) {
+      let next = 0;
+      while (next < rows.length) {
         if (!this.schedulers.has(instanceId)) return;
-        if (row.next_attempt_at > Date.now()) return;
-        const delivered = await this.deliver(instanceId, row);
-        if (!delivered) return;
+        if (rows[next].next_attempt_at > Date.now()) return;
+        const batch = this.plainRun(instanceId, rows, next);
+        const result = batch.length > 1 ? await this.deliverBatch(instanceId, batch) : { advanced: 1, go: await this.deliver(instanceId, rows[next]) };
+        if (!result.go) return;
+        next += result.advanced;
       }
     }
   }
 
+  /**
+   * The consecutive sends from `start` that need nothing but sending (first attempt, no typing delay, not expired,
+   * a connector that does not answer synchronously): they share the transactions around the sends.
+   */
+  private plainRun(instanceId: string, rows: Selectable<SendQueueTable>[], start: number): Selectable<SendQueueTable>[] {
+    if (this.deps.connectorOf(instanceId)?.acknowledgesSynchronously) return [];
+    const now = Date.now();
+    const run: Selectable<SendQueueTable>[] = [];
+    for (let i = start; i < rows.length && run.length < maxBatch; i++) {
+      const row = rows[i];
+      if (row.attempts !== 0 || row.expires_at <= now || row.next_attempt_at > now) break;
+      if ((JSON.parse(row.payload) as QueuePayload).delay > 0) break;
+      run.push(row);
+    }
+    return run;
+  }
+
+  /** Sends a plain run in order; stops at the first failure. `advanced`: rows dealt with; `go`: the chat may go on. */
+  private async deliverBatch(instanceId: string, rows: Selectable<SendQueueTable>[]): Promise<{ advanced: number; go: boolean }> {
+    const { db } = this.deps;
+    const instance = this.deps.instanceById(instanceId);
+    const connector = this.deps.connectorOf(instanceId);
+    if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false };
+    const payloads = rows.map((row) => JSON.parse(row.payload) as QueuePayload);
+    await inUnit(db, async (unit) => {
+      await unit.tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)).execute();
+      const messages = await unit.tx.selectFrom('messages').selectAll().where('id', 'in', rows.map((r) => r.message_id)).execute();
+      const byId = new Map(messages.map((m) => [m.id, m]));
+      const source = eventSourceOf(instance, this.deps.apikeyOf);
+      for (const row of rows) {
+        const message = byId.get(row.message_id);
+        if (message) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
+      }
+    });
+    let sent = 0;
+    let failure: unknown;
+    for (; sent < rows.length; sent++) {
+      try {
+        await connector.send(payloads[sent].outbound);
+      } catch (error) {
+        failure = error;
+        break;
+      }
+    }
+    if (sent > 0) await this.complete(instance, rows.slice(0, sent), payloads.slice(0, sent));
+    if (sent === rows.length) return { advanced: sent, go: true };
+    const go = await this.failed(instance, { ...rows[sent], attempts: 1 }, payloads[sent], 1, failure);
+    return { advanced: sent + (go ? 1 : 0), go };
+  }
+
+  /** Records sent messages: off the queue, their kept media dropped, SERVER_ACK. */
+  private async complete(instance: Instance, rows: Selectable<SendQueueTable>[], payloads: QueuePayload[]): Promise<void> {
+    await inUnit(this.deps.db, async (unit) => {
+      await unit.tx.deleteFrom('send_queue').where('seq', 'in', rows.map((r) => r.seq)).execute();
+      const blobs = payloads.map((p) => p.outbound.mediaBlobId).filter((id): id is string => !!id);
+      if (blobs.length > 0) await unit.tx.deleteFrom('media_blobs').where('id', 'in', blobs).execute();
+      await this.deps.statuses.recordMany(unit, instance, payloads.map((p) => p.outbound.keyId), 'SERVER_ACK');
+    });
+    for (const row of rows) this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
+    for (let i = 0; i < rows.length; i++) this.deps.onOutcome?.(instance, 'delivered');
+  }
+
   /** Tries one send; false when the chat must wait (retry scheduled or connection gone). */
   private async deliver(instanceId: string, row: Selectable<SendQueueTable>): Promise<boolean> {
-    const { db, logger } = this.deps;
+    const { db } = this.deps;
     const instance = this.deps.instanceById(instanceId);
     const connector = this.deps.connectorOf(instanceId);
     if (!instance || !connector || connector.state() !== 'open') return false;
@@ -176,30 +248,29 @@ export class SendWorkers {
       }
       await connector.send(payload.outbound);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof TransientConnectorError && attempt < this.deps.config.sendRetryMaxAttempts) {
-        const wait = this.deps.config.sendRetryBaseMs * 2 ** (attempt - 1);
-        await db
-          .updateTable('send_queue')
-          .set({ next_attempt_at: Date.now() + wait, last_error: reason.slice(0, 500) })
-          .where('seq', '=', row.seq)
-          .execute();
-        logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt, wait }, 'send failed, will retry');
-        this.deps.outcomes?.settle(row.message_id, { kind: 'queued' });
-        return false;
-      }
-      logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt }, 'send failed permanently');
-      await this.fail(instance, row, reason);
-      this.deps.outcomes?.settle(row.message_id, { kind: 'refused', error: error instanceof Error ? error : new Error(reason) });
-      return true;
+      return this.failed(instance, row, payload, attempt, error);
     }
-    await inUnit(db, async (unit) => {
-      await unit.tx.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
-      if (payload.outbound.mediaBlobId) await unit.tx.deleteFrom('media_blobs').where('id', '=', payload.outbound.mediaBlobId).execute();
-      await this.deps.statuses.record(unit, instance, payload.outbound.keyId, 'SERVER_ACK');
-    });
-    this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
-    this.deps.onOutcome?.(instance, 'delivered');
+    await this.complete(instance, [row], [payload]);
+    return true;
+  }
+
+  /** A failed attempt: a transient failure is retried later (false: the chat waits); anything else is final (true). */
+  private async failed(instance: Instance, row: Selectable<SendQueueTable>, payload: QueuePayload, attempt: number, error: unknown): Promise<boolean> {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof TransientConnectorError && attempt < this.deps.config.sendRetryMaxAttempts) {
+      const wait = this.deps.config.sendRetryBaseMs * 2 ** (attempt - 1);
+      await this.deps.db
+        .updateTable('send_queue')
+        .set({ next_attempt_at: Date.now() + wait, last_error: reason.slice(0, 500) })
+        .where('seq', '=', row.seq)
+        .execute();
+      this.deps.logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt, wait }, 'send failed, will retry');
+      this.deps.outcomes?.settle(row.message_id, { kind: 'queued' });
+      return false;
+    }
+    this.deps.logger.warn({ instance: instance.name, keyId: payload.outbound.keyId, attempt }, 'send failed permanently');
+    await this.fail(instance, row, reason);
+    this.deps.outcomes?.settle(row.message_id, { kind: 'refused', error: error instanceof Error ? error : new Error(reason) });
     return true;
   }
 

@@ -3,7 +3,7 @@ import type { Instance } from '../instances/model.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Dialect } from '../store/db.js';
 import type { Unit } from '../store/unit.js';
-import { recordFromRow } from './records.js';
+import { recordFromRow, type MessageRecord } from './records.js';
 import { statusSteps, type MessageStatus } from './status.js';
 import { eventSourceOf } from '../instances/event-source.js';
 
@@ -30,7 +30,29 @@ export class StatusRecorder {
     if (this.dialect === 'postgres') query = query.forUpdate();
     const row = await query.executeTakeFirst();
     if (!row) return [];
-    const record = recordFromRow(row);
+    return this.advance(unit, instance, recordFromRow(row), next, detail);
+  }
+
+  /** Records `next` for several of this instance's own messages at once (the worker's batches). */
+  async recordMany(unit: Unit, instance: Instance, keyIds: string[], next: MessageStatus): Promise<void> {
+    if (keyIds.length === 0) return;
+    let query = unit.tx
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', '=', instance.id)
+      .where('from_me', '=', 1)
+      .where('key_id', 'in', keyIds)
+      .orderBy('created_at');
+    if (this.dialect === 'postgres') query = query.forUpdate();
+    const rows = await query.execute();
+    const byKey = new Map(rows.map((row) => [row.key_id, recordFromRow(row)]));
+    for (const keyId of keyIds) {
+      const record = byKey.get(keyId);
+      if (record) await this.advance(unit, instance, record, next);
+    }
+  }
+
+  private async advance(unit: Unit, instance: Instance, record: MessageRecord, next: MessageStatus, detail?: string) {
     const steps = statusSteps(record.status, next);
     if (steps.length === 0) return [];
     const now = Date.now();

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
+import { startCheckpointer, withStatementCache, type Checkpointer } from './sqlite-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -46,7 +47,14 @@ async function openSqlite(path: string): Promise<Store> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqlite.pragma('cache_size = -65536');
+  let checkpointer: Checkpointer | undefined;
+  if (!inMemory) {
+    // Checkpoints run in a worker thread (see sqlite-statements.ts) instead of inside a commit on the event loop.
+    sqlite.pragma('wal_autocheckpoint = 0');
+    checkpointer = startCheckpointer(resolve(path), 1000, (message) => process.emitWarning(`sqlite checkpoint: ${message}`));
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrate(db as Kysely<unknown>, 'sqlite');
   return {
     db,
@@ -56,6 +64,7 @@ async function openSqlite(path: string): Promise<Store> {
     },
     async close() {
       await db.destroy();
+      await checkpointer?.stop();
     },
   };
 }

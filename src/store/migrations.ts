@@ -204,10 +204,21 @@ function sessionKeysAndMedia(dialect: Dialect): Migration {
   };
 }
 
+const queueByChat: Migration = {
+  async up(db: Kysely<unknown>) {
+    // Lane heads of the send worker: the first pending send of each chat of an instance.
+    await db.schema.createIndex('send_queue_chat').on('send_queue').columns(['instance_id', 'state', 'chat_jid', 'seq']).execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001_initial': initial(this.dialect), '0002_session_keys_media_cursors': sessionKeysAndMedia(this.dialect) };
+    return {
+      '0001_initial': initial(this.dialect),
+      '0002_session_keys_media_cursors': sessionKeysAndMedia(this.dialect),
+      '0003_send_queue_chat_index': queueByChat,
+    };
   }
 }
 

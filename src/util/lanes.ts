@@ -45,6 +45,15 @@ export class LaneScheduler {
     this.scanDone = new Promise((resolve) => setImmediate(() => void this.scan().finally(resolve)));
   }
 
+  /**
+   * Work arrived for one lane: a busy lane's runner finds it (runners work until their lane is empty and the
+   * scheduler rescans when a runner ends), so only an idle lane needs a scan.
+   */
+  wakeLane(key: string): void {
+    if (this.busy.has(key)) return;
+    this.wake();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

@@ -84,7 +84,7 @@ export class WhatsAppWebConnector implements Connector {
     this.baileysLog = deps.logger.child({ instance: instance.name, component: 'baileys' }, { level: baileysLevel(deps.config.logLevel) });
     this.addresses = new AddressBook(async (lid) => (this.socket ? this.socket.signalRepository.lidMapping.getPNForLID(lid) : null));
     this.watchdog = new IdleWatchdog({
-      idleMs: deps.config.waIdleRestartMs,
+      idleMs: deps.config.waWeb.idleRestartMs,
       lastHeard: () => (this.status === 'open' ? this.lastHeard : null),
       onIdle: (silentMs) => this.restartIdle(silentMs),
     });
@@ -200,7 +200,7 @@ export class WhatsAppWebConnector implements Connector {
     if (!this.running || !auth) return;
     const generation = ++this.generation;
     auth.resetUnlinked();
-    const version = await waWebVersion(!this.deps.config.waWebSocketUrl, this.log);
+    const version = await waWebVersion(!this.deps.config.waWeb.webSocketUrl, this.log);
     if (generation !== this.generation || !this.running) return;
     let socket: WaSocket;
     try {
@@ -233,9 +233,9 @@ export class WhatsAppWebConnector implements Connector {
       auth: auth.state,
       logger: this.baileysLog,
       ...(version ? { version } : {}),
-      ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+      ...(config.waWeb.webSocketUrl ? { waWebSocketUrl: config.waWeb.webSocketUrl } : {}),
       // Evolution's browser tuple; pairing codes keep Baileys' default (a platform WhatsApp accepts for codes).
-      ...(pairing ? {} : { browser: [config.sessionPhoneClient, config.sessionPhoneName, release()] as [string, string, string] }),
+      ...(pairing ? {} : { browser: [config.waWeb.phoneClient, config.waWeb.phoneName, release()] as [string, string, string] }),
       ...socketDefaults,
       markOnlineOnConnect: settings.alwaysOnline,
       syncFullHistory: settings.syncFullHistory,
@@ -373,8 +373,8 @@ export class WhatsAppWebConnector implements Connector {
     }
     this.attempt += 1;
     const delayMs = reconnectDelay(this.attempt, {
-      baseMs: this.deps.config.waReconnectBaseMs,
-      maxMs: this.deps.config.waReconnectMaxMs,
+      baseMs: this.deps.config.waWeb.reconnectBaseMs,
+      maxMs: this.deps.config.waWeb.reconnectMaxMs,
       random: this.deps.random,
     });
     this.status = 'connecting';

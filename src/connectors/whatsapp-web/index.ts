@@ -6,8 +6,8 @@ import type { WhatsAppWebConfig } from './options.js';
 import type { SocketFactory } from './socket.js';
 import type { ConnectorDeps } from './connector.js';
 
-export type { WhatsAppWebConfig } from './options.js';
-export { whatsAppWebDefaults } from './options.js';
+export type { WhatsAppWebConfig, WaWebSettings } from './options.js';
+export { waWebDefaults } from './options.js';
 export type { SocketFactory, WaSocket } from './socket.js';
 
 export interface WhatsAppWebDeps {
