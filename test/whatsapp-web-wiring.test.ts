@@ -27,6 +27,7 @@ import {
 import { loadConfig } from '../src/config.js';
 import { createLogger, silentLogger, type Logger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/db.js';
+import { storeTargets, type StoreTarget } from './harness.js';
 import { createServices, type Services } from '../src/services.js';
 import { defaultSettings, type ConnectionState, type Instance } from '../src/instances/model.js';
 import type { Connector, ConnectorHost, InboundMessage, Presence, QrState } from '../src/connectors/connector.js';
@@ -457,15 +458,16 @@ function testLogger(): Logger {
   return level ? createLogger(level as 'debug') : silentLogger();
 }
 
-async function world(options: { number?: string } = {}): Promise<World> {
+async function makeWorld(options: { number?: string; target?: StoreTarget } = {}): Promise<World> {
   const mock = await MockWhatsApp.start();
   mocks.push(mock);
   // Trust the loopback server's certificate chain, as a test CA.
   WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(mock.identity.root.public);
   const dir = mkdtempSync(join(tmpdir(), 'wa-wiring-'));
-  const uri = `file:${join(dir, 'test.db')}`;
-  const store = await openStore(uri);
-  const config = loadConfig({ DATA_DIR: dir, DATABASE_CONNECTION_URI: uri, LOG_LEVEL: 'silent' });
+  // SQLite in a temporary folder unless a store target (e.g. PostgreSQL) is given.
+  const opened = options.target ? await options.target.open() : { uri: `file:${join(dir, 'test.db')}`, store: undefined, dispose: async () => {} };
+  const store = opened.store ?? (await openStore(opened.uri));
+  const config = loadConfig({ DATA_DIR: dir, DATABASE_CONNECTION_URI: opened.uri, LOG_LEVEL: 'silent' });
   const services = createServices({ config, logger: silentLogger(), store, globalApiKey: 'global-test-key', secretsKey: randomBytes(32) });
   const { instance } = await services.instances.create({
     name: 'wa-test',
@@ -481,6 +483,7 @@ async function world(options: { number?: string } = {}): Promise<World> {
     await services.stop();
     await mock.close();
     await store.close();
+    await opened.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
   const baseWaWeb: WaWebSettings = { ...waWebDefaults, webSocketUrl: mock.url, reconnectBaseMs: 300, reconnectMaxMs: 5_000, idleRestartMs: 60_000 };
@@ -518,6 +521,8 @@ async function world(options: { number?: string } = {}): Promise<World> {
     },
   };
 }
+
+const world = (options: { number?: string } = {}) => makeWorld(options);
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -618,7 +623,15 @@ describe('connecting and linking', () => {
   });
 });
 
-describe('the session in the store', () => {
+const targets = await storeTargets();
+
+describe.each(targets)('the session in the store ($name)', (target) => {
+  const world = (options: { number?: string } = {}) => makeWorld({ ...options, target });
+  if (!target.available) {
+    it.skip('needs the store', () => {});
+    return;
+  }
+
   it('is reloaded by a new connector (as after a restart): the same device logs in with the same keys', async () => {
     const w = await world();
     const first = w.connector();

@@ -1,5 +1,5 @@
 // Writes events into the outbox, with one pending delivery per matching webhook, inside the caller's unit.
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Config } from '../config.js';
 import type { Unit } from '../store/unit.js';
 import { eventSuffix, subscribed, wireName, type EventName } from './catalog.js';
@@ -50,7 +50,7 @@ export class EventWriter {
   emit(unit: Unit, source: EventSource, event: EventName, data: unknown): EventEnvelope {
     const now = Date.now();
     const envelope: EventEnvelope = {
-      id: randomUUID(),
+      id: timeOrderedId(),
       event: wireName(event),
       instance: source.name,
       data,

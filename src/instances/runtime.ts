@@ -1,5 +1,5 @@
 // Live side of instances: one connector each, their lifecycle, and the host that turns connector reports into state and events.
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
@@ -146,7 +146,7 @@ export class InstanceRuntime implements ConnectorHost {
 
   private inboundRecord(instanceId: string, message: InboundMessage): MessageRecord {
     return {
-      id: randomUUID(),
+      id: timeOrderedId(),
       instanceId,
       keyId: message.keyId,
       remoteJid: message.remoteJid,

@@ -1,5 +1,6 @@
 // The send pipeline behind every send route: idempotency, content building, the stored PENDING record.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Db } from '../store/db.js';
 import type { Instance } from '../instances/model.js';
 import { unprocessable } from '../api/errors.js';
@@ -50,7 +51,7 @@ export class SendService {
     const built = await build();
     const keyId = newMessageId();
     const record: MessageRecord = {
-      id: randomUUID(),
+      id: timeOrderedId(),
       instanceId: instance.id,
       keyId,
       remoteJid: built.remoteJid,
@@ -63,7 +64,7 @@ export class SendService {
       timestamp: Math.floor(Date.now() / 1000),
       source: sourceOfId(keyId),
     };
-    const mediaBlobId = built.mediaBlob ? randomUUID() : undefined;
+    const mediaBlobId = built.mediaBlob ? timeOrderedId() : undefined;
     const firstAttempt = options.awaitFirstAttempt ? this.outcomes.wait(record.id, firstAttemptWaitMs) : undefined;
     try {
       await this.queue.accept({

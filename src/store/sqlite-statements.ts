@@ -52,15 +52,23 @@ export interface Checkpointer {
 export function startCheckpointer(path: string, intervalMs: number, onError: (message: string) => void): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(checkpointerSource, { eval: true, workerData: { driver, path, intervalMs } });
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   worker.on('message', (message: unknown) => onError(String(message)));
   worker.on('error', (error) => onError(String(error)));
   worker.unref();
   return {
-    stop: () =>
-      new Promise<void>((resolve) => {
-        worker.once('exit', () => resolve());
-        worker.postMessage('stop');
-        setTimeout(() => void worker.terminate(), 5000).unref();
-      }),
+    async stop() {
+      if (exited) return;
+      worker.postMessage('stop');
+      const timer = setTimeout(() => void worker.terminate(), 3000);
+      await exit;
+      clearTimeout(timer);
+    },
   };
 }

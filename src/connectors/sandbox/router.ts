@@ -37,25 +37,25 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 export class SandboxRouter {
   constructor(private readonly deps: RouterDeps) {}
 
-  /** Sends `message` from `sender`; delivery is idempotent per key id (the core dedups on it). */
+  /**
+   * Sends `message` from `sender`; delivery is idempotent per key id (the core dedups on it). Returning is the
+   * server's acknowledgement (the core records SERVER_ACK); receipts beyond it are reported here.
+   */
   async send(sender: LinkedParty, message: OutboundMessage): Promise<void> {
     if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
     const { host } = this.deps;
     const to = parseUserAddress(message.remoteJid);
     if (to !== null && (to === sender.ownerJid || sameAccountForms(to).includes(sender.ownerJid))) {
       // "Message yourself": the own account has it at once; nothing to deliver elsewhere.
-      await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
       await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
       return;
     }
     const target = to === null ? null : this.recipient(to);
     if (!target) {
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
-      await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
       return;
     }
     await host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null));
-    await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
     await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
     this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
     if (target.instance.settings.readMessages) await this.readBy(target.instance, sender.instanceId, [message.keyId]);
@@ -95,7 +95,6 @@ export class SandboxRouter {
       await host.messageReceived(target.party.instanceId, this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid));
       viewers.push(target.instance);
     }
-    await host.messageStatus(sender.instanceId, message.keyId, 'SERVER_ACK');
     if (viewers.length === 0) return;
     await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
     this.debug(sender, { keyId: message.keyId, viewers: viewers.length }, 'sandbox status delivered');

@@ -1,6 +1,5 @@
 // The WHATSAPP-BAILEYS connector of one instance: at most one live Baileys socket, its lifecycle, sends and reports.
-import { release } from 'node:os';
-import { isJidBroadcast, type ConnectionState as WaConnectionState, type UserFacingSocketConfig, type WAVersion } from 'baileys';
+import type { ConnectionState as WaConnectionState, UserFacingSocketConfig } from 'baileys';
 import {
   TransientConnectorError,
   type Connector,
@@ -22,6 +21,8 @@ import { relayOutbound } from './outbound.js';
 import { applyPrivacy } from './privacy.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from './serial-queue.js';
+import { Settle } from './settle.js';
+import { baileysLevel, socketConfig } from './socket-config.js';
 import type { SocketFactory, WaSocket } from './socket.js';
 import { waWebVersion } from './version.js';
 import { IdleWatchdog } from './watchdog.js';
@@ -38,17 +39,7 @@ export interface ConnectorDeps {
   random?: () => number;
 }
 
-/** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */
-const socketDefaults = { qrTimeout: 45_000, connectTimeoutMs: 30_000, keepAliveIntervalMs: 30_000 };
 const maxRememberedSenders = 5_000;
-
-/** Baileys logs less than we do: its info chatter is our debug, our trace is its debug. */
-function baileysLevel(level: string): string {
-  if (level === 'trace') return 'debug';
-  if (level === 'debug') return 'info';
-  if (level === 'info' || level === 'warn') return 'warn';
-  return level;
-}
 
 export class WhatsAppWebConnector implements Connector {
   private status: ConnectionState = 'close';
@@ -68,7 +59,7 @@ export class WhatsAppWebConnector implements Connector {
   private socketQrs = 0;
   private pairingCode: string | null = null;
   private readonly queue = new SerialQueue();
-  private readonly waiters = new Set<() => void>();
+  private readonly changes = new Settle();
   private readonly senders = new Map<string, string>();
   private readonly addresses: AddressBook;
   private readonly watchdog: IdleWatchdog;
@@ -204,7 +195,18 @@ export class WhatsAppWebConnector implements Connector {
     if (generation !== this.generation || !this.running) return;
     let socket: WaSocket;
     try {
-      socket = this.deps.socketFactory(this.socketConfig(auth, version));
+      socket = this.deps.socketFactory(
+        socketConfig({
+          auth: auth.state,
+          logger: this.baileysLog,
+          waWeb: this.deps.config.waWeb,
+          version,
+          settings: this.settings(),
+          liveSettings: () => this.settings(),
+          pairing: this.pairingNumber() !== null,
+          overrides: this.deps.socketOverrides,
+        }),
+      );
     } catch (error) {
       this.log.error({ err: error }, 'could not create the WhatsApp socket');
       await this.onClose(generation, error);
@@ -223,29 +225,6 @@ export class WhatsAppWebConnector implements Connector {
     );
     socket.ev.on('creds.update', () => this.schedule(generation, 'creds.update', true, () => auth.saveCreds()));
     bindInbound(socket, this.inboundContext(socket), (name, work) => this.schedule(generation, name, false, work));
-  }
-
-  private socketConfig(auth: StoreAuth, version: WAVersion | undefined): UserFacingSocketConfig {
-    const settings = this.settings();
-    const { config } = this.deps;
-    const pairing = this.pairingNumber() !== null;
-    return {
-      auth: auth.state,
-      logger: this.baileysLog,
-      ...(version ? { version } : {}),
-      ...(config.waWeb.webSocketUrl ? { waWebSocketUrl: config.waWeb.webSocketUrl } : {}),
-      // Evolution's browser tuple; pairing codes keep Baileys' default (a platform WhatsApp accepts for codes).
-      ...(pairing ? {} : { browser: [config.waWeb.phoneClient, config.waWeb.phoneName, release()] as [string, string, string] }),
-      ...socketDefaults,
-      markOnlineOnConnect: settings.alwaysOnline,
-      syncFullHistory: settings.syncFullHistory,
-      ...(settings.syncFullHistory ? { shouldSyncHistoryMessage: () => true } : {}),
-      emitOwnEvents: false,
-      generateHighQualityLinkPreview: false,
-      // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
-      shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !this.settings().readStatus,
-      ...this.deps.socketOverrides,
-    };
   }
 
   /**
@@ -351,7 +330,7 @@ export class WhatsAppWebConnector implements Connector {
         await this.stopWith(decision);
         return;
       case 'restart':
-        // Once at once (the restart WhatsApp asks for after pairing); a repeated one waits like any other close.
+        // The first one at once (WhatsApp asks for it after pairing); a repeated one waits like any other close.
         if (this.attempt === 0) {
           this.attempt = 1;
           await this.openSocket();
@@ -509,24 +488,10 @@ export class WhatsAppWebConnector implements Connector {
 
   /** Resolves when a QR is showing, the connection opened or closed, an attempt failed (a retry waits), or after `timeoutMs`. */
   private settle(timeoutMs: number): Promise<void> {
-    const settled = () => this.qrState !== null || this.status !== 'connecting' || this.reconnectTimer !== undefined;
-    if (settled()) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const check = () => {
-        if (settled()) done();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      timer.unref();
-      this.waiters.add(check);
-    });
+    return this.changes.until(() => this.qrState !== null || this.status !== 'connecting' || this.reconnectTimer !== undefined, timeoutMs);
   }
 
   private notify(): void {
-    for (const waiter of [...this.waiters]) waiter();
+    this.changes.notify();
   }
 }

@@ -1,0 +1,53 @@
+// The options a Baileys socket is created with: Evolution's timings, the instance's settings, the configured address.
+import { release } from 'node:os';
+import { isJidBroadcast, type AuthenticationState, type UserFacingSocketConfig, type WAVersion } from 'baileys';
+import type { Settings } from '../../instances/model.js';
+import type { Logger } from '../../logger.js';
+import type { WaWebSettings } from './options.js';
+
+/** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */
+const socketDefaults = { qrTimeout: 45_000, connectTimeoutMs: 30_000, keepAliveIntervalMs: 30_000 };
+
+/** Baileys logs more than we do: its info chatter is our debug, our trace is its debug. */
+export function baileysLevel(level: string): string {
+  if (level === 'trace') return 'debug';
+  if (level === 'debug') return 'info';
+  if (level === 'info' || level === 'warn') return 'warn';
+  return level;
+}
+
+export interface SocketConfigInput {
+  auth: AuthenticationState;
+  logger: Logger;
+  waWeb: WaWebSettings;
+  /** Undefined: Baileys' bundled version. */
+  version: WAVersion | undefined;
+  /** The settings when the socket is created (alwaysOnline and syncFullHistory only apply at creation). */
+  settings: Settings;
+  /** The settings as they are now, for filters Baileys asks about on every stanza. */
+  liveSettings(): Settings;
+  /** Linking with a pairing code (the instance has a number). */
+  pairing: boolean;
+  overrides?: Partial<UserFacingSocketConfig>;
+}
+
+export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
+  const { waWeb, settings } = input;
+  return {
+    auth: input.auth,
+    logger: input.logger,
+    ...(input.version ? { version: input.version } : {}),
+    ...(waWeb.webSocketUrl ? { waWebSocketUrl: waWeb.webSocketUrl } : {}),
+    // Evolution's browser tuple; pairing codes keep Baileys' default (a platform WhatsApp accepts for codes).
+    ...(input.pairing ? {} : { browser: [waWeb.phoneClient, waWeb.phoneName, release()] as [string, string, string] }),
+    ...socketDefaults,
+    markOnlineOnConnect: settings.alwaysOnline,
+    syncFullHistory: settings.syncFullHistory,
+    ...(settings.syncFullHistory ? { shouldSyncHistoryMessage: () => true } : {}),
+    emitOwnEvents: false,
+    generateHighQualityLinkPreview: false,
+    // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
+    shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !input.liveSettings().readStatus,
+    ...input.overrides,
+  };
+}
