@@ -42,6 +42,8 @@ export interface Config {
   websocketGlobalEvents: boolean;
   /** WHATSAPP-BUSINESS (Meta Cloud API); the verify token is resolved by the services when unset. */
   waBusiness: { url: string; version: string; verifyToken: string | undefined; appSecrets: string[]; timeoutMs: number };
+  /** WHATSAPP-BAILEYS (WhatsApp Web through baileys). */
+  waWeb: { phoneClient: string; phoneName: string; reconnectBaseMs: number; reconnectMaxMs: number; idleRestartMs: number; webSocketUrl: string };
   rabbitmqEnabled: boolean;
   rabbitmqUri: string | undefined;
   rabbitmqExchangeName: string;
@@ -100,6 +102,12 @@ export const settingDocs: SettingDoc[] = [
   { env: 'SECRETS_KEY', default: '(generated)', meaning: 'Base64 32-byte key sealing stored secrets (instance keys, provider tokens). Generated into `DATA_DIR/secrets-key` when unset; set the same value on every node.' },
   { env: 'WEBSOCKET_ENABLED', default: 'false', meaning: 'Serve socket.io on the HTTP port (path `/socket.io`): namespace `/<instance name>` per instance, for the global key or that instance\'s own key, filtered by `websocket/set`. The key goes in the handshake (`auth.apikey`, `apikey` header or query); no address skips it.' },
   { env: 'WEBSOCKET_GLOBAL_EVENTS', default: 'false', meaning: 'With WEBSOCKET_ENABLED: every event of every instance, unfiltered, also goes to the default namespace `/` (global key only). When off, `/` refuses connections.' },
+  { env: 'CONFIG_SESSION_PHONE_CLIENT', default: 'Switchboard', meaning: 'Client name the phone shows for a linked WHATSAPP-BAILEYS device (first part of the browser tuple).' },
+  { env: 'CONFIG_SESSION_PHONE_NAME', default: 'Chrome', meaning: 'Browser name the phone shows for a linked WHATSAPP-BAILEYS device.' },
+  { env: 'WA_RECONNECT_BASE_MS', default: '2000', meaning: 'First wait before a WHATSAPP-BAILEYS instance reconnects after a transient close; doubles per failed attempt, with jitter.' },
+  { env: 'WA_RECONNECT_MAX_MS', default: '300000', meaning: 'Longest wait between WHATSAPP-BAILEYS reconnect attempts.' },
+  { env: 'WA_IDLE_RESTART_MS', default: '120000', meaning: 'An open WHATSAPP-BAILEYS connection that has heard nothing from WhatsApp (not even keep-alives) for this long is restarted.' },
+  { env: 'WA_WEBSOCKET_URL', default: '', meaning: 'WhatsApp Web websocket address (ws:// or wss://); empty means WhatsApp itself. For tests and mock servers; when set, no WhatsApp Web version lookup is made.' },
   { env: 'WA_BUSINESS_URL', default: 'https://graph.facebook.com', meaning: 'Graph API base address for WHATSAPP-BUSINESS instances (without the version).' },
   { env: 'WA_BUSINESS_VERSION', default: 'v20.0', meaning: 'Graph API version of every Cloud API call (`21.0` is accepted as `v21.0`).' },
   { env: 'WA_BUSINESS_TOKEN_WEBHOOK', default: '(derived)', meaning: 'Verify token Meta must send to GET /messenger/webhook/meta; answered as `access_token_wa_business` at creation. Unset: a stable token derived from SECRETS_KEY (same on every node, no default anyone can guess).' },
@@ -242,6 +250,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (natsPrefixKey && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(natsPrefixKey)) {
     read.problems.push('NATS_PREFIX_KEY must be dot-separated words (no spaces or wildcards)');
   }
+  const waWebSocketUrl = read.string('WA_WEBSOCKET_URL', '');
+  if (waWebSocketUrl !== '' && !/^wss?:\/\//.test(waWebSocketUrl)) read.problems.push('WA_WEBSOCKET_URL must start with ws:// or wss://');
+  const waReconnectBaseMs = read.int('WA_RECONNECT_BASE_MS', 2_000, 10, 3_600_000);
+  const waReconnectMaxMs = read.int('WA_RECONNECT_MAX_MS', 300_000, 10, 86_400_000);
+  if (waReconnectMaxMs < waReconnectBaseMs) read.problems.push('WA_RECONNECT_MAX_MS must not be below WA_RECONNECT_BASE_MS');
   const qrcodeColor = read.string('QRCODE_COLOR', '#198754');
   if (!/^#[0-9a-fA-F]{6}$/.test(qrcodeColor)) read.problems.push(`QRCODE_COLOR must be a colour like #198754 (got "${qrcodeColor}")`);
 
@@ -292,6 +305,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .map((s) => s.trim())
         .filter(Boolean),
       timeoutMs: read.int('WA_BUSINESS_TIMEOUT_MS', 20_000, 100, 600_000),
+    },
+    waWeb: {
+      phoneClient: read.string('CONFIG_SESSION_PHONE_CLIENT', 'Switchboard'),
+      phoneName: read.string('CONFIG_SESSION_PHONE_NAME', 'Chrome'),
+      reconnectBaseMs: waReconnectBaseMs,
+      reconnectMaxMs: waReconnectMaxMs,
+      idleRestartMs: read.int('WA_IDLE_RESTART_MS', 120_000, 1_000, 86_400_000),
+      webSocketUrl: waWebSocketUrl,
     },
     rabbitmqEnabled,
     rabbitmqUri,

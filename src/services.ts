@@ -19,7 +19,7 @@ import { evolutionConnector } from './connectors/evolution.js';
 import { Metrics } from './observability/metrics.js';
 import { createBrokerRelays, type BrokerRelays } from './events/brokers/index.js';
 import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
-import { unlinkedWhatsAppConnector } from './connectors/unlinked-whatsapp.js';
+import { createWhatsAppWebFactory } from './connectors/whatsapp-web/index.js';
 
 export interface Services {
   config: Config;
@@ -90,7 +90,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     factories: {
       SANDBOX: (instance) => sandbox!.createConnector(instance),
       EVOLUTION: evolutionConnector,
-      'WHATSAPP-BAILEYS': unlinkedWhatsAppConnector,
+      'WHATSAPP-BAILEYS': createWhatsAppWebFactory({ config, logger }),
       'WHATSAPP-BUSINESS': cloudApiConnectorFactory({ settings: cloudApi, logger }),
     },
   });

@@ -97,6 +97,8 @@ export async function startApp(target: StoreTarget, env: Record<string, string> 
     LOG_LEVEL: 'silent',
     WEBHOOK_RETRY_INITIAL_DELAY_SECONDS: '0.05',
     WEBHOOK_RETRY_MAX_DELAY_SECONDS: '0.2',
+    // WhatsApp Web instances must never reach WhatsApp from tests: a closed loopback port instead.
+    WA_WEBSOCKET_URL: 'ws://127.0.0.1:9/ws/chat',
     ...env,
   });
   const services = createServices({

@@ -141,7 +141,11 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/instance/connect/:instance',
     { ...withInstance, schema: { tags: ['instance'], summary: 'Connect (returns the QR code while linking)', params: InstanceParams, querystring: Type.Object({ number: Type.Optional(Type.String()) }) } },
     async (request) => {
-      const instance = pathInstance(request);
+      let instance = pathInstance(request);
+      // A number asks for a pairing code (WhatsApp Web) instead of scanning the QR code.
+      if (request.query.number && request.query.number !== instance.number) {
+        instance = await instances.updateNumber(instance, request.query.number);
+      }
       const connector = await runtime.connect(instance);
       if (connector.state() === 'open') {
         return { instance: { instanceName: instance.name, state: 'open' } };

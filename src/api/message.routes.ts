@@ -83,8 +83,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   /** Uploads now where the connector can; otherwise the plaintext is kept for the connector to upload at send time. */
   const uploadFor = async (instance: Instance, media: PreparedMedia) => {
     const connector = runtime.attach(instance);
-    if (connector.uploadMedia) return { uploaded: await connector.uploadMedia(media.encrypted, media.kind) };
-    return { uploaded: { url: '', directPath: '' }, mediaBlob: media.bytes };
+    const uploaded = connector.uploadMedia ? await connector.uploadMedia(media.encrypted, media.kind) : { url: '', directPath: '' };
+    // Not uploaded (a connector that uploads at send time, or one not connected yet): keep the bytes for the send.
+    return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
   };
 
   const loadAndPrepare = async (input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) => {

@@ -177,6 +177,11 @@ export class InstanceRegistry {
     return this.replaceAfterCommit(unit, { ...instance, settings });
   }
 
+  async updateNumber(unit: Unit, instance: Instance, number: string): Promise<Instance> {
+    await unit.tx.updateTable('instances').set({ number, updated_at: Date.now() }).where('id', '=', instance.id).execute();
+    return this.replaceAfterCommit(unit, { ...instance, number });
+  }
+
   async updatePrivacy(unit: Unit, instance: Instance, privacy: PrivacySettings): Promise<Instance> {
     await unit.tx
       .updateTable('instances')

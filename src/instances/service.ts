@@ -96,6 +96,13 @@ export class InstanceService {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, settings));
   }
 
+  /** The phone number used for a pairing code (WhatsApp Web) on the next connection. */
+  async updateNumber(instance: Instance, number: string): Promise<Instance> {
+    const digits = number.replace(/[\s+()-]/g, '');
+    if (!/^\d{5,15}$/.test(digits)) throw badRequest('number must be a phone number with country code, 5 to 15 digits');
+    return inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
+  }
+
   async updatePrivacy(instance: Instance, privacy: PrivacySettings): Promise<Instance> {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updatePrivacy(unit, instance, privacy));
   }

@@ -7,6 +7,14 @@ import { recordFromRow, type MessageRecord } from './records.js';
 import { statusSteps, type MessageStatus } from './status.js';
 import { eventSourceOf } from '../instances/event-source.js';
 
+/** What a status event needs to know of a message. */
+type StatusSubject = Pick<MessageRecord, 'id' | 'keyId' | 'remoteJid' | 'fromMe' | 'participant'>;
+
+interface StatusChange {
+  message: StatusSubject;
+  steps: MessageStatus[];
+}
+
 export class StatusRecorder {
   constructor(
     private readonly events: EventWriter,
@@ -38,49 +46,65 @@ export class StatusRecorder {
     if (keyIds.length === 0) return;
     let query = unit.tx
       .selectFrom('messages')
-      .selectAll()
+      .select(['id', 'key_id', 'remote_jid', 'from_me', 'participant', 'status'])
       .where('instance_id', '=', instance.id)
       .where('from_me', '=', 1)
-      .where('key_id', 'in', keyIds)
-      .orderBy('created_at');
+      .where('key_id', 'in', keyIds);
     if (this.dialect === 'postgres') query = query.forUpdate();
-    const rows = await query.execute();
-    const byKey = new Map(rows.map((row) => [row.key_id, recordFromRow(row)]));
+    const byKey = new Map((await query.execute()).map((row) => [row.key_id, row]));
+    const changes: StatusChange[] = [];
     for (const keyId of keyIds) {
-      const record = byKey.get(keyId);
-      if (record) await this.advance(unit, instance, record, next);
+      const row = byKey.get(keyId);
+      if (!row) continue;
+      const steps = statusSteps(row.status as MessageStatus, next);
+      if (steps.length === 0) continue;
+      changes.push({
+        message: { id: row.id, keyId: row.key_id, remoteJid: row.remote_jid, fromMe: row.from_me === 1, participant: row.participant },
+        steps,
+      });
     }
+    await this.apply(unit, instance, changes);
   }
 
   private async advance(unit: Unit, instance: Instance, record: MessageRecord, next: MessageStatus, detail?: string) {
     const steps = statusSteps(record.status, next);
-    if (steps.length === 0) return [];
-    const now = Date.now();
-    await unit.tx
-      .updateTable('messages')
-      .set({ status: steps[steps.length - 1], updated_at: now })
-      .where('id', '=', record.id)
-      .execute();
-    const source = eventSourceOf(instance, this.apikeyOf);
-    for (const status of steps) {
-      unit.insert('message_status', {
-        message_id: record.id,
-        instance_id: instance.id,
-        status,
-        detail: status === 'ERROR' ? (detail ?? null) : null,
-        at: now,
-      });
-      this.events.emit(unit, source, 'MESSAGES_UPDATE', {
-        keyId: record.keyId,
-        remoteJid: record.remoteJid,
-        fromMe: record.fromMe,
-        participant: record.participant,
-        status,
-        instanceId: instance.id,
-        messageId: record.id,
-        ...(status === 'ERROR' && detail ? { error: detail } : {}),
-      });
-    }
+    await this.apply(unit, instance, steps.length > 0 ? [{ message: record, steps }] : [], detail);
     return steps;
+  }
+
+  /** Stores the new statuses (one UPDATE per final status), their history rows and MESSAGES_UPDATE events. */
+  private async apply(unit: Unit, instance: Instance, changes: StatusChange[], detail?: string): Promise<void> {
+    if (changes.length === 0) return;
+    const now = Date.now();
+    const byFinal = new Map<MessageStatus, string[]>();
+    for (const { message, steps } of changes) {
+      const final = steps[steps.length - 1];
+      byFinal.set(final, [...(byFinal.get(final) ?? []), message.id]);
+    }
+    for (const [status, ids] of byFinal) {
+      await unit.tx.updateTable('messages').set({ status, updated_at: now }).where('id', 'in', ids).execute();
+    }
+    const source = eventSourceOf(instance, this.apikeyOf);
+    for (const { message, steps } of changes) {
+      for (const status of steps) {
+        unit.insert('message_status', {
+          message_id: message.id,
+          instance_id: instance.id,
+          status,
+          detail: status === 'ERROR' ? (detail ?? null) : null,
+          at: now,
+        });
+        this.events.emit(unit, source, 'MESSAGES_UPDATE', {
+          keyId: message.keyId,
+          remoteJid: message.remoteJid,
+          fromMe: message.fromMe,
+          participant: message.participant,
+          status,
+          instanceId: instance.id,
+          messageId: message.id,
+          ...(status === 'ERROR' && detail ? { error: detail } : {}),
+        });
+      }
+    }
   }
 }

@@ -13,6 +13,7 @@ import type { Logger } from '../../logger.js';
 import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
 import { reconnectDelay } from './backoff.js';
 import { classifyClose, type CloseDecision } from './disconnect.js';
+import { BoundedMap } from './bounded-map.js';
 import { bindInbound, type InboundContext } from './inbound/index.js';
 import { AddressBook, ownerJidOf } from './jids.js';
 import { mediaKinds, uploadEncrypted } from './media.js';
@@ -39,8 +40,6 @@ export interface ConnectorDeps {
   random?: () => number;
 }
 
-const maxRememberedSenders = 5_000;
-
 export class WhatsAppWebConnector implements Connector {
   private status: ConnectionState = 'close';
   private socket: WaSocket | null = null;
@@ -60,7 +59,8 @@ export class WhatsAppWebConnector implements Connector {
   private pairingCode: string | null = null;
   private readonly queue = new SerialQueue();
   private readonly changes = new Settle();
-  private readonly senders = new Map<string, string>();
+  /** Who sent recent group messages (key id → participant), so markRead can address their receipts. */
+  private readonly senders = new BoundedMap<string, string>(5_000);
   private readonly addresses: AddressBook;
   private readonly watchdog: IdleWatchdog;
   private readonly log: Logger;
@@ -476,13 +476,7 @@ export class WhatsAppWebConnector implements Connector {
       addresses: this.addresses,
       socket,
       logger: this.log,
-      rememberSender: (keyId, participant) => {
-        this.senders.set(keyId, participant);
-        if (this.senders.size > maxRememberedSenders) {
-          const oldest = this.senders.keys().next().value;
-          if (oldest !== undefined) this.senders.delete(oldest);
-        }
-      },
+      rememberSender: (keyId, participant) => this.senders.set(keyId, participant),
     };
   }
 

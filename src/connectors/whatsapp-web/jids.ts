@@ -1,4 +1,5 @@
 // WhatsApp addresses: the owner's normalised address, and the phone address behind an @lid one when it is known.
+import { BoundedMap } from './bounded-map.js';
 
 /** `5511999990000:12@s.whatsapp.net` (a device address) → `5511999990000@s.whatsapp.net`; null when not a phone address. */
 export function ownerJidOf(meId: string | undefined | null): string | null {
@@ -29,26 +30,19 @@ export interface ResolvedAddress {
   alt?: string;
 }
 
-const maxRemembered = 20_000;
 
 /**
  * Knows which phone address hides behind an @lid address: from Baileys' hints (remoteJidAlt, participantAlt, contacts
  * with both forms, lid-mapping events) and, failing those, from Baileys' own LID store.
  */
 export class AddressBook {
-  private readonly phoneOfLid = new Map<string, string>();
+  private readonly phoneOfLid = new BoundedMap<string, string>(20_000);
 
   constructor(private readonly lookup: (lid: string) => Promise<string | null>) {}
 
   remember(lid: string | null | undefined, phone: string | null | undefined): void {
     if (!isLid(lid) || !isPhoneJid(phone)) return;
-    const key = withoutDevice(lid);
-    this.phoneOfLid.delete(key);
-    this.phoneOfLid.set(key, withoutDevice(phone));
-    if (this.phoneOfLid.size > maxRemembered) {
-      const oldest = this.phoneOfLid.keys().next().value;
-      if (oldest !== undefined) this.phoneOfLid.delete(oldest);
-    }
+    this.phoneOfLid.set(withoutDevice(lid), withoutDevice(phone));
   }
 
   async phoneOf(lid: string): Promise<string | null> {
