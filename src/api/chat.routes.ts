@@ -7,17 +7,16 @@ import { badRequest } from './errors.js';
 import { InstanceParams } from './schemas.js';
 import { assertSupported } from '../connectors/capabilities.js';
 import type { Presence } from '../connectors/connector.js';
-import type { Instance } from '../instances/model.js';
+import { privacyValues, type Instance } from '../instances/model.js';
 import { toJid } from '../messages/jid.js';
 
-const four = ['all', 'contacts', 'contact_blacklist', 'none'];
 const PrivacyBody = Type.Object({
-  readreceipts: Type.Enum(['all', 'none']),
-  profile: Type.Enum(four),
-  status: Type.Enum(four),
-  online: Type.Enum(['all', 'match_last_seen']),
-  last: Type.Enum(four),
-  groupadd: Type.Enum(four),
+  readreceipts: Type.Enum([...privacyValues.readreceipts]),
+  profile: Type.Enum([...privacyValues.profile]),
+  status: Type.Enum([...privacyValues.status]),
+  online: Type.Enum([...privacyValues.online]),
+  last: Type.Enum([...privacyValues.last]),
+  groupadd: Type.Enum([...privacyValues.groupadd]),
 });
 
 const presences = ['available', 'unavailable', 'composing', 'recording', 'paused'];

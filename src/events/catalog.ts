@@ -61,3 +61,13 @@ export function eventSuffix(event: EventName): string {
 export function subscribed(events: readonly EventName[], event: EventName): boolean {
   return events.length === 0 || events.includes(event);
 }
+
+/**
+ * The rule of the global `<PREFIX>_EVENTS_<NAME>` switches: every event passes unless switched off; once any name
+ * is switched on, only the names switched on pass. `GROUPS_UPDATE` is accepted for `GROUP_UPDATE`.
+ */
+export function globalFilterAllows(filter: Record<string, boolean>, event: EventName): boolean {
+  const explicit = filter[event] ?? (event === 'GROUP_UPDATE' ? filter.GROUPS_UPDATE : undefined);
+  const anyOn = Object.values(filter).some((v) => v);
+  return anyOn ? explicit === true : explicit !== false;
+}

@@ -2,7 +2,7 @@
 import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Config } from '../config.js';
 import type { Unit } from '../store/unit.js';
-import { eventSuffix, subscribed, wireName, type EventName } from './catalog.js';
+import { eventSuffix, globalFilterAllows, subscribed, wireName, type EventName } from './catalog.js';
 import { webhookOptions, type SinkConfigs } from './sink-configs.js';
 
 /** What an event needs to know about the instance it belongs to. */
@@ -103,17 +103,10 @@ export class EventWriter {
       }
     }
     const { webhookGlobalEnabled, webhookGlobalUrl, webhookGlobalByEvents } = this.config;
-    if (webhookGlobalEnabled && webhookGlobalUrl && this.globalWants(event)) {
+    if (webhookGlobalEnabled && webhookGlobalUrl && globalFilterAllows(this.config.webhookGlobalEvents, event)) {
       out.push(['global', webhookGlobalByEvents ? joinSuffix(webhookGlobalUrl, eventSuffix(event)) : webhookGlobalUrl]);
     }
     return out;
-  }
-
-  private globalWants(event: EventName): boolean {
-    const filter = this.config.webhookGlobalEvents;
-    const explicit = filter[event] ?? (event === 'GROUP_UPDATE' ? filter.GROUPS_UPDATE : undefined);
-    const anyOn = Object.values(filter).some((v) => v);
-    return anyOn ? explicit === true : explicit !== false;
   }
 }
 

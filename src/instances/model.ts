@@ -25,8 +25,18 @@ export const defaultSettings: Settings = {
   syncFullHistory: false,
 };
 
-export const privacyFields = ['readreceipts', 'profile', 'status', 'online', 'last', 'groupadd'] as const;
-export type PrivacySettings = Record<(typeof privacyFields)[number], string>;
+/** WhatsApp's privacy settings and the values each accepts (group adds cannot be refused to everyone). */
+export const privacyValues = {
+  readreceipts: ['all', 'none'],
+  profile: ['all', 'contacts', 'contact_blacklist', 'none'],
+  status: ['all', 'contacts', 'contact_blacklist', 'none'],
+  online: ['all', 'match_last_seen'],
+  last: ['all', 'contacts', 'contact_blacklist', 'none'],
+  groupadd: ['all', 'contacts', 'contact_blacklist'],
+} as const;
+
+export const privacyFields = Object.keys(privacyValues) as (keyof typeof privacyValues)[];
+export type PrivacySettings = Record<keyof typeof privacyValues, string>;
 
 export interface Instance {
   id: string;

@@ -1,15 +1,6 @@
 // Privacy values the sandbox network understands (WhatsApp's), and what they change on the network.
 import { badRequest } from '../../api/errors.js';
-import type { Instance, PrivacySettings } from '../../instances/model.js';
-
-const allowed: Record<keyof PrivacySettings, readonly string[]> = {
-  readreceipts: ['all', 'none'],
-  profile: ['all', 'contacts', 'contact_blacklist', 'none'],
-  status: ['all', 'contacts', 'contact_blacklist', 'none'],
-  online: ['all', 'match_last_seen'],
-  last: ['all', 'contacts', 'contact_blacklist', 'none'],
-  groupadd: ['all', 'contacts', 'contact_blacklist'],
-};
+import { privacyValues as allowed, type Instance, type PrivacySettings } from '../../instances/model.js';
 
 /** Throws a 400 naming every field whose value WhatsApp would refuse. */
 export function checkPrivacy(settings: PrivacySettings): void {

@@ -1,15 +1,6 @@
 // Privacy settings: the six WhatsApp privacy updates, with the values each one accepts checked first.
-import type { PrivacySettings } from '../../instances/model.js';
+import { privacyValues as values, type PrivacySettings } from '../../instances/model.js';
 import type { WaSocket } from './socket.js';
-
-const values = {
-  readreceipts: ['all', 'none'],
-  profile: ['all', 'contacts', 'contact_blacklist', 'none'],
-  status: ['all', 'contacts', 'contact_blacklist', 'none'],
-  online: ['all', 'match_last_seen'],
-  last: ['all', 'contacts', 'contact_blacklist', 'none'],
-  groupadd: ['all', 'contacts', 'contact_blacklist'],
-} as const;
 
 type Field = keyof typeof values;
 
