@@ -4,7 +4,8 @@ import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestA
 
 const targets = await storeTargets();
 
-describe.each(targets)('metrics on $name', (target) => describe.skipIf(!target.available)('metrics', () => {
+describe.each(targets)('metrics on $name', (target) => {
+  describe.skipIf(!target.available)('metrics', () => {
   let t: TestApp;
   let off: TestApp;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -54,4 +55,5 @@ describe.each(targets)('metrics on $name', (target) => describe.skipIf(!target.a
       /switchboard_sends_total\{instance="sender",result="delivered"\} 1/.test(String((await t.api('GET', '/metrics', { key: null })).body)),
     );
   });
-}));
+});
+});

@@ -20,7 +20,8 @@ const badBodies: unknown[] = [
   { from: 'nobody', text: 5 },
 ];
 
-describe.each(targets)('malformed input on every route ($name)', (target) => describe.skipIf(!target.available)('routes', () => {
+describe.each(targets)('malformed input on every route ($name)', (target) => {
+  describe.skipIf(!target.available)('routes', () => {
   let t: TestApp;
   let paths: [string, string][];
 
@@ -70,4 +71,5 @@ describe.each(targets)('malformed input on every route ($name)', (target) => des
     const sent = await t.api('POST', 'message/sendText/robust', { body: { number: '5511966660002', text: 'still fine' } });
     expect(sent.status).toBe(201);
   });
-}));
+});
+});
