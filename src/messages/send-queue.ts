@@ -4,9 +4,9 @@ import { inUnit, type Unit } from '../store/unit.js';
 import type { OutboundMessage } from '../connectors/connector.js';
 import { rowFromRecord, type MessageRecord } from './records.js';
 
-/** What the worker needs to deliver a queued send. */
+/** What the worker needs to deliver a queued send (the content itself is read from the stored message). */
 export interface QueuePayload {
-  outbound: OutboundMessage;
+  outbound: Omit<OutboundMessage, 'content'>;
   delay: number;
 }
 

@@ -77,7 +77,6 @@ export class SendService {
             keyId,
             remoteJid: built.remoteJid,
             messageType: built.messageType,
-            content: built.content,
             ...(built.statusJidList ? { statusJidList: built.statusJidList } : {}),
             ...(mediaBlobId ? { mediaBlobId } : {}),
             ...(options.mentionsEveryOne ? { mentionsEveryOne: true } : {}),

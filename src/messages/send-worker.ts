@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import type { SendQueueTable } from '../store/schema.js';
 import { inUnit } from '../store/unit.js';
 import { LaneScheduler } from '../util/lanes.js';
-import { TransientConnectorError, type Connector } from '../connectors/connector.js';
+import { TransientConnectorError, type Connector, type OutboundMessage } from '../connectors/connector.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Instance } from '../instances/model.js';
 import { eventSourceOf } from '../instances/event-source.js';
@@ -172,13 +172,14 @@ export class SendWorkers {
     const connector = this.deps.connectorOf(instanceId);
     if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false };
     const payloads = rows.map((row) => JSON.parse(row.payload) as QueuePayload);
+    const contents = new Map<string, Record<string, unknown>>();
     await inUnit(db, async (unit) => {
       await unit.tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)).execute();
       const messages = await unit.tx.selectFrom('messages').selectAll().where('id', 'in', rows.map((r) => r.message_id)).execute();
-      const byId = new Map(messages.map((m) => [m.id, m]));
       const source = eventSourceOf(instance, this.deps.apikeyOf);
+      for (const message of messages) contents.set(message.id, JSON.parse(message.content) as Record<string, unknown>);
       for (const row of rows) {
-        const message = byId.get(row.message_id);
+        const message = messages.find((m) => m.id === row.message_id);
         if (message) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
       }
     });
@@ -186,7 +187,7 @@ export class SendWorkers {
     let failure: unknown;
     for (; sent < rows.length; sent++) {
       try {
-        await connector.send(payloads[sent].outbound);
+        await connector.send(outboundOf(payloads[sent], contents.get(rows[sent].message_id)));
       } catch (error) {
         failure = error;
         break;
@@ -221,17 +222,17 @@ export class SendWorkers {
       return true;
     }
     const payload = JSON.parse(row.payload) as QueuePayload;
-    if (row.attempts === 0) {
-      await inUnit(db, async (unit) => {
-        await unit.tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', '=', row.seq).execute();
-        const message = await unit.tx.selectFrom('messages').selectAll().where('id', '=', row.message_id).executeTakeFirst();
-        if (message) {
-          this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
-        }
-      });
-    } else {
-      await db.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq).execute();
-    }
+    let content: Record<string, unknown> | undefined;
+    await inUnit(db, async (unit) => {
+      await unit.tx.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq).execute();
+      const message = await unit.tx.selectFrom('messages').selectAll().where('id', '=', row.message_id).executeTakeFirst();
+      if (!message) return;
+      content = JSON.parse(message.content) as Record<string, unknown>;
+      // send.message announces the first attempt only; retries are the same message leaving again.
+      if (row.attempts === 0) {
+        this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
+      }
+    });
     const attempt = row.attempts + 1;
     const signal = this.aborts.get(instanceId)?.signal;
     try {
@@ -246,7 +247,7 @@ export class SendWorkers {
         // As Evolution and WhatsApp clients do: typing ends, then the message goes.
         await connector.sendPresence(row.chat_jid, 'paused');
       }
-      await connector.send(payload.outbound);
+      await connector.send(outboundOf(payload, content));
     } catch (error) {
       return this.failed(instance, row, payload, attempt, error);
     }
@@ -304,4 +305,10 @@ export class SendWorkers {
     }
     return rows.length;
   }
+}
+
+/** The message to hand the connector: the queue entry's routing with the stored message's content. */
+function outboundOf(payload: QueuePayload, content: Record<string, unknown> | undefined): OutboundMessage {
+  // A queue entry whose message row is gone (instance deleted meanwhile) cannot be sent: the connector refuses it.
+  return { ...payload.outbound, content: content ?? {} };
 }
