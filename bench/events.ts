@@ -1,20 +1,25 @@
 // Events benchmark: webhook events delivered per second to a local receiver, and the delivery lag (arrival time minus
 // the envelope's date_time) at a steady 1,000 sends/s, for SQLite and (when reachable) PostgreSQL.
 //
-//   npx tsx bench/events.ts                          # sqlite, then postgres; about 1–2 minutes
+//   npx tsx bench/events.ts                          # sqlite, then postgres; about 2 minutes
 //   npx tsx bench/events.ts --only=sqlite
-//   npx tsx bench/events.ts --sends=5000 --concurrency=64 --rate=1000 --duration=10 --warmup=300 --drain-timeout=90
+//   npx tsx bench/events.ts --sends=5000 --concurrency=64 --rate=1000 --duration=10 --warmup=100 --drain-timeout=25
 //   npx tsx bench/events.ts --cpu-prof=/tmp/prof     # V8 CPU profile of each server (npx tsx bench/profile-summary.ts <file>)
 //
-// Setup per store: Switchboard in a child process (LOG_LEVEL=warn, temporary DATA_DIR); two SANDBOX instances A and B,
-// linked through sandbox/scan; a webhook on each, all events, to a node:http receiver in this process that answers 200
-// at once and records each delivery's id, event, instance, date_time and arrival time. Every send A→B yields events on
-// both: send.message and messages.update (SERVER_ACK, DELIVERY_ACK) on A, messages.upsert on B.
-//   warm-up     a few hundred sends, drained, not measured;
-//   throughput  a burst of --sends sends (--concurrency in flight), then events/s until the outbox is drained;
-//   lag         --rate sends/s paced for --duration s, then drained; lag percentiles over every event of the phase.
-// Drained means: no queued send and no pending webhook delivery in the store (polled read-only from here).
-// Validity: after the server stops, every instance delivery in the store must have reached the receiver exactly once.
+// Each phase gets its own Switchboard child process (LOG_LEVEL=warn, temporary DATA_DIR) and its own fresh store, so
+// a backlog left by one phase cannot slow the next. In each: two SANDBOX instances A and B, linked through
+// sandbox/scan, and a webhook on each (all events) to a node:http receiver in this process that answers 200 at once and
+// records each delivery's id, event, instance, date_time and arrival time. Every send A→B yields four events:
+// send.message and messages.update (SERVER_ACK, DELIVERY_ACK) on A, messages.upsert on B.
+//   warm-up     --warmup sends, drained, not measured;
+//   throughput  a burst of --sends sends (--concurrency in flight); events/s from the first send until drained;
+//   lag         --rate sends/s paced for --duration s (open loop, up to 256 connections), then drained; lag
+//               percentiles over every event of the phase.
+// Drained: no queued send and no pending webhook delivery in the store (polled read-only from here), or
+// --drain-timeout s after the last send. Deliveries still pending then count in the lag with the time waited so far,
+// so the lag figures become lower bounds (shown as ≥).
+// Validity: after the server stops, every instance delivery in the store must have reached the receiver exactly once
+// (except those still pending at a drain timeout), and nothing else may have arrived.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -30,6 +35,7 @@ import {
   freePort,
   freshPostgresDatabase,
   installExitHandlers,
+  isRunning,
   killAllNow,
   loadAverage,
   onInterrupt,
@@ -55,11 +61,22 @@ interface Options {
   warmup: number;
   drainTimeoutS: number;
   only: Set<string> | undefined;
+  phases: Set<string> | undefined;
   cpuProfDir: string | undefined;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { sends: 5_000, concurrency: 64, rate: 1_000, durationS: 10, warmup: 300, drainTimeoutS: 90, only: undefined, cpuProfDir: undefined };
+  const options: Options = {
+    sends: 5_000,
+    concurrency: 64,
+    rate: 1_000,
+    durationS: 10,
+    warmup: 100,
+    drainTimeoutS: 25,
+    only: undefined,
+    phases: undefined,
+    cpuProfDir: undefined,
+  };
   for (const arg of argv) {
     const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
     const num = () => {
@@ -74,8 +91,13 @@ function parseArgs(argv: string[]): Options {
     else if (name === 'warmup') options.warmup = Math.round(num());
     else if (name === 'drain-timeout') options.drainTimeoutS = num();
     else if (name === 'only') options.only = new Set(value.split(',').map((s) => s.trim()));
+    else if (name === 'phases') options.phases = new Set(value.split(',').map((s) => s.trim()));
     else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
-    else throw new Error(`unknown option ${arg} (known: --sends --concurrency --rate --duration --warmup --drain-timeout --only=sqlite,postgres --cpu-prof=<dir>)`);
+    else {
+      throw new Error(
+        `unknown option ${arg} (known: --sends --concurrency --rate --duration --warmup --drain-timeout --only=sqlite,postgres --phases=throughput,lag --cpu-prof=<dir>)`,
+      );
+    }
   }
   return options;
 }
@@ -97,7 +119,7 @@ interface Arrival {
 
 class Receiver {
   readonly arrivals: Arrival[] = [];
-  /** Times each event id arrived, over the whole store run. */
+  /** Times each event id arrived since the last reset. */
   readonly seen = new Map<string, number>();
   /** Bodies that were not an event envelope. */
   malformed = 0;
@@ -145,70 +167,104 @@ class Receiver {
 // ---------------------------------------------------------------------------------------------------------------
 // The store, read from here: is everything delivered, and what was queued
 
+interface DeliveryRow {
+  event_id: string;
+  state: string;
+  target: string;
+  created_at: number;
+}
+
 interface StoreProbe {
+  /** DATABASE_CONNECTION_URI for the server. */
   uri: string;
+  dataDir: string;
   /** Sends not yet delivered by the worker, and webhook deliveries still pending. */
   backlog(): Promise<{ queued: number; pending: number }>;
-  /** Every webhook delivery the store holds. */
-  deliveries(): Promise<{ event_id: string; state: string; target: string; instance_name: string }[]>;
-  close(): Promise<void>;
+  /** Every webhook delivery the store holds (`pendingOnly`: only those still pending). */
+  deliveries(pendingOnly?: boolean): Promise<DeliveryRow[]>;
+  /** Closes the connection of this probe and removes the store (temporary files, the database). */
+  dispose(): Promise<void>;
 }
 
 const backlogSql = "select (select count(*) from send_queue) as queued, (select count(*) from deliveries where state = 'pending') as pending";
-const deliveriesSql = 'select event_id, state, target, instance_name from deliveries';
+const deliveriesSql = 'select event_id, state, target, created_at from deliveries';
+const pendingSql = `${deliveriesSql} where state = 'pending'`;
 
-function sqliteProbe(path: string): StoreProbe {
+function sqliteStore(): StoreProbe {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-events-'));
+  const path = join(dir, 'bench.db');
   let db: SqliteDatabase.Database | undefined;
   const open = () => (db ??= new SqliteDatabase(path, { readonly: true, fileMustExist: true }));
   return {
     uri: `file:${path}`,
+    dataDir: join(dir, 'data'),
     async backlog() {
       const row = open().prepare(backlogSql).get() as { queued: number; pending: number };
       return { queued: Number(row.queued), pending: Number(row.pending) };
     },
-    async deliveries() {
-      return open().prepare(deliveriesSql).all() as { event_id: string; state: string; target: string; instance_name: string }[];
+    async deliveries(pendingOnly = false) {
+      return (open().prepare(pendingOnly ? pendingSql : deliveriesSql).all() as DeliveryRow[]).map((r) => ({ ...r, created_at: Number(r.created_at) }));
     },
-    async close() {
+    async dispose() {
       db?.close();
       db = undefined;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-function postgresProbe(uri: string): StoreProbe {
+async function postgresStore(): Promise<StoreProbe> {
+  const database = await freshPostgresDatabase('bench_events');
+  const unregister = onInterrupt(() => database.drop());
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-events-pg-'));
   let client: pg.Client | undefined;
   const open = async () => {
     if (!client) {
-      client = new pg.Client({ connectionString: uri });
+      client = new pg.Client({ connectionString: database.uri });
       await client.connect();
     }
     return client;
   };
   return {
-    uri,
+    uri: database.uri,
+    dataDir: dir,
     async backlog() {
       const row = (await (await open()).query(backlogSql)).rows[0] as { queued: string; pending: string };
       return { queued: Number(row.queued), pending: Number(row.pending) };
     },
-    async deliveries() {
-      return (await (await open()).query(deliveriesSql)).rows;
+    async deliveries(pendingOnly = false) {
+      return ((await (await open()).query(pendingOnly ? pendingSql : deliveriesSql)).rows as DeliveryRow[]).map((r) => ({ ...r, created_at: Number(r.created_at) }));
     },
-    async close() {
+    async dispose() {
       await client?.end().catch(() => undefined);
       client = undefined;
+      rmSync(dir, { recursive: true, force: true });
+      try {
+        await database.drop();
+      } catch (error) {
+        console.error(`could not drop database ${database.name}: ${String(error)}`);
+      }
+      unregister();
     },
   };
 }
 
-/** Waits until nothing is queued or pending; false on timeout. */
-async function drain(probe: StoreProbe, timeoutMs: number, child: Child): Promise<{ drained: boolean; queued: number; pending: number }> {
+interface DrainResult {
+  drained: boolean;
+  queued: number;
+  pending: number;
+  /** When the drain ended (drained or timed out), epoch ms. */
+  atMs: number;
+}
+
+/** Waits until nothing is queued or pending, at most `timeoutMs`. */
+async function drain(probe: StoreProbe, timeoutMs: number, child: Child): Promise<DrainResult> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.proc.exitCode !== null || child.proc.signalCode !== null) throw new Error(`server exited:\n${child.output.join('').slice(-4000)}`);
+    if (!isRunning(child)) throw new Error(`server exited:\n${child.output.join('').slice(-4000)}`);
     const { queued, pending } = await probe.backlog();
-    if (queued === 0 && pending === 0) return { drained: true, queued, pending };
-    if (Date.now() > deadline) return { drained: false, queued, pending };
+    if (queued === 0 && pending === 0) return { drained: true, queued, pending, atMs: nowMs() };
+    if (Date.now() > deadline) return { drained: false, queued, pending, atMs: nowMs() };
     await sleep(100);
   }
 }
@@ -216,24 +272,20 @@ async function drain(probe: StoreProbe, timeoutMs: number, child: Child): Promis
 // ---------------------------------------------------------------------------------------------------------------
 // Sending
 
-interface Sender {
-  send(): Promise<{ ok: boolean; ms: number; status: number }>;
-}
+type Send = () => Promise<{ ok: boolean; ms: number; status: number }>;
 
-function sender(pool: Pool, path: string, apikey: string, to: string): Sender {
+function sender(pool: Pool, path: string, apikey: string, to: string): Send {
   const headers = { 'content-type': 'application/json', apikey };
   let n = 0;
-  return {
-    async send() {
-      const started = performance.now();
-      try {
-        const response = await pool.request({ path, method: 'POST', headers, body: JSON.stringify({ number: to, text: `bench ${++n}` }) });
-        await response.body.dump();
-        return { ok: response.statusCode === 201, ms: performance.now() - started, status: response.statusCode };
-      } catch {
-        return { ok: false, ms: performance.now() - started, status: 0 };
-      }
-    },
+  return async () => {
+    const started = performance.now();
+    try {
+      const response = await pool.request({ path, method: 'POST', headers, body: JSON.stringify({ number: to, text: `bench ${++n}` }) });
+      await response.body.dump();
+      return { ok: response.statusCode === 201, ms: performance.now() - started, status: response.statusCode };
+    } catch {
+      return { ok: false, ms: performance.now() - started, status: 0 };
+    }
   };
 }
 
@@ -257,12 +309,12 @@ function count(stats: SendStats, result: { ok: boolean; ms: number; status: numb
 }
 
 /** `total` sends with at most `concurrency` in flight, as fast as the server takes them. */
-async function burst(s: Sender, total: number, concurrency: number): Promise<SendStats> {
+async function burst(send: Send, total: number, concurrency: number): Promise<SendStats> {
   const stats = newStats();
   const worker = async () => {
     while (stats.issued < total) {
       stats.issued++;
-      count(stats, await s.send());
+      count(stats, await send());
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
@@ -270,118 +322,96 @@ async function burst(s: Sender, total: number, concurrency: number): Promise<Sen
   return stats;
 }
 
-/** `rate` sends per second for `seconds`, on a clock (open loop; in-flight capped at `cap`, which shows as a lower rate). */
-async function paced(s: Sender, rate: number, seconds: number, cap: number): Promise<SendStats & { capped: number }> {
-  const stats = { ...newStats(), capped: 0 };
-  const pending = new Set<Promise<void>>();
+/** `rate` sends per second for `seconds` on a clock (open loop); at most `cap` in flight, which shows as a lower rate. */
+async function paced(send: Send, rate: number, seconds: number, cap: number): Promise<SendStats> {
+  const stats = newStats();
+  const inFlight = new Set<Promise<void>>();
   const t0 = performance.now();
   const total = Math.round(rate * seconds);
   while (stats.issued < total) {
     const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate));
-    while (stats.issued < due) {
-      if (pending.size >= cap) {
-        stats.capped++;
-        break;
-      }
+    while (stats.issued < due && inFlight.size < cap) {
       stats.issued++;
-      const p: Promise<void> = s.send().then((r) => {
+      const p: Promise<void> = send().then((r) => {
         count(stats, r);
-        pending.delete(p);
+        inFlight.delete(p);
       });
-      pending.add(p);
+      inFlight.add(p);
     }
     await sleep(1);
   }
-  await Promise.all(pending);
+  await Promise.all(inFlight);
   stats.endMs = nowMs();
   return stats;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// One store
+// One phase on a fresh server and store
+
+type PhaseName = 'throughput' | 'lag';
 
 interface PhaseResult {
-  name: 'throughput' | 'lag';
+  store: string;
+  phase: PhaseName;
   sends: SendStats;
-  /** Arrivals during the phase (from its first send until drained). */
   arrivals: Arrival[];
-  drained: { drained: boolean; queued: number; pending: number; afterSendsMs: number };
-  cpu: CpuShare;
+  drain: DrainResult;
+  cpu: CpuShare | undefined;
   eventsPerS: number;
   /** Events/s after the last send was answered, while the outbox drained (NaN when that took under 1 s). */
-  drainOnlyPerS: number;
+  afterSendsPerS: number;
   peakPerS: number;
   perSecond: number[];
-  lag: { p50: number; p99: number; max: number; p99BySecond: number[] };
+  lag: { p50: number; p99: number; max: number; lowerBound: boolean; p99BySecond: number[] };
   byEvent: Map<string, number>;
-}
-
-interface StoreRun {
-  store: string;
-  phases: PhaseResult[];
   problems: string[];
   notes: string[];
 }
 
-function analyse(name: PhaseResult['name'], sends: SendStats, arrivals: Arrival[], drained: PhaseResult['drained'], cpu: CpuShare): PhaseResult {
+function analyse(result: PhaseResult, censoredLags: number[]): void {
+  const { sends, arrivals } = result;
   const t0 = sends.startMs;
   const last = arrivals.length > 0 ? arrivals[arrivals.length - 1].arrivedMs : t0;
-  const spanS = Math.max(1e-3, (last - t0) / 1000);
-  const afterSends = arrivals.filter((a) => a.arrivedMs > sends.endMs).length;
+  result.eventsPerS = arrivals.length / Math.max(1e-3, (last - t0) / 1000);
   const drainS = (last - sends.endMs) / 1000;
-  const perSecond: number[] = [];
+  result.afterSendsPerS = drainS >= 1 ? arrivals.filter((a) => a.arrivedMs > sends.endMs).length / drainS : Number.NaN;
   for (const a of arrivals) {
     const second = Math.floor((a.arrivedMs - t0) / 1000);
-    while (perSecond.length <= second) perSecond.push(0);
-    perSecond[second]++;
+    while (result.perSecond.length <= second) result.perSecond.push(0);
+    result.perSecond[second]++;
   }
-  // Whole seconds only for the peak (the last one is partial).
-  const peakPerS = perSecond.length > 1 ? Math.max(...perSecond.slice(0, -1)) : arrivals.length / spanS;
-  const lags = Float64Array.from(arrivals, (a) => a.arrivedMs - a.writtenMs).sort();
+  // Whole seconds only (the last one is partial).
+  result.peakPerS = result.perSecond.length > 1 ? Math.max(...result.perSecond.slice(0, -1)) : result.eventsPerS;
+  const lags = Float64Array.from([...arrivals.map((a) => a.arrivedMs - a.writtenMs), ...censoredLags]).sort();
   const bySecond: number[][] = [];
-  for (const a of arrivals) {
-    const second = Math.max(0, Math.floor((a.writtenMs - t0) / 1000));
-    (bySecond[second] ??= []).push(a.arrivedMs - a.writtenMs);
-  }
-  const byEvent = new Map<string, number>();
+  for (const a of arrivals) (bySecond[Math.max(0, Math.floor((a.writtenMs - t0) / 1000))] ??= []).push(a.arrivedMs - a.writtenMs);
+  result.lag = {
+    p50: percentile(lags, 0.5),
+    p99: percentile(lags, 0.99),
+    max: lags.length ? lags[lags.length - 1] : Number.NaN,
+    lowerBound: censoredLags.length > 0,
+    p99BySecond: Array.from(bySecond, (l) => (l ? percentile(Float64Array.from(l).sort(), 0.99) : Number.NaN)),
+  };
   for (const a of arrivals) {
     const key = `${a.event}@${a.instance}`;
-    byEvent.set(key, (byEvent.get(key) ?? 0) + 1);
+    result.byEvent.set(key, (result.byEvent.get(key) ?? 0) + 1);
   }
-  return {
-    name,
-    sends,
-    arrivals,
-    drained,
-    cpu,
-    eventsPerS: arrivals.length / spanS,
-    drainOnlyPerS: drainS >= 1 ? afterSends / drainS : Number.NaN,
-    peakPerS,
-    perSecond,
-    lag: {
-      p50: percentile(lags, 0.5),
-      p99: percentile(lags, 0.99),
-      max: lags.length ? lags[lags.length - 1] : Number.NaN,
-      p99BySecond: Array.from(bySecond, (l) => (l ? percentile(Float64Array.from(l).sort(), 0.99) : Number.NaN)),
-    },
-    byEvent,
-  };
 }
 
-async function runStore(options: Options, store: string, receiver: Receiver, probe: StoreProbe, dataDir: string): Promise<StoreRun> {
+async function runPhase(options: Options, store: string, phase: PhaseName, receiver: Receiver, probe: StoreProbe): Promise<PhaseResult> {
   const port = await freePort();
   const globalKey = `bench-${randomBytes(12).toString('hex')}`;
   const base = `http://127.0.0.1:${port}`;
-  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `events-${store}-${Date.now()}`)}`] : [];
+  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `events-${store}-${phase}-${Date.now()}`)}`] : [];
   const child = startChild(
-    `switchboard ${store}`,
+    `switchboard ${store} (${phase})`,
     'src/main.ts',
     {
       AUTHENTICATION_API_KEY: globalKey,
       SERVER_PORT: String(port),
       SERVER_HOST: '127.0.0.1',
       SERVER_URL: base,
-      DATA_DIR: dataDir,
+      DATA_DIR: probe.dataDir,
       DATABASE_CONNECTION_URI: probe.uri,
       LOG_LEVEL: 'warn',
       // The receiver is on loopback; only the instance webhooks are measured.
@@ -390,8 +420,25 @@ async function runStore(options: Options, store: string, receiver: Receiver, pro
     },
     nodeFlags,
   );
-  const pool = new Pool(base, { connections: Math.max(options.concurrency, 64), pipelining: 1 });
-  const run: StoreRun = { store, phases: [], problems: [], notes: [] };
+  // The lag phase is open loop: enough connections that the client never holds back a send the server would take.
+  const pool = new Pool(base, { connections: phase === 'throughput' ? options.concurrency : 256, pipelining: 1 });
+  const result: PhaseResult = {
+    store,
+    phase,
+    sends: newStats(),
+    arrivals: [],
+    drain: { drained: false, queued: 0, pending: 0, atMs: 0 },
+    cpu: undefined,
+    eventsPerS: Number.NaN,
+    afterSendsPerS: Number.NaN,
+    peakPerS: Number.NaN,
+    perSecond: [],
+    lag: { p50: Number.NaN, p99: Number.NaN, max: Number.NaN, lowerBound: false, p99BySecond: [] },
+    byEvent: new Map(),
+    problems: [],
+    notes: [],
+  };
+  receiver.reset();
   let stopped = false;
   try {
     await waitReady(child, async () => (await fetch(`${base}/health`)).status === 200);
@@ -419,140 +466,154 @@ async function runStore(options: Options, store: string, receiver: Receiver, pro
     for (const [i, party] of parties.entries()) {
       await api(`webhook/set/${party.name}`, keys[i], { webhook: { enabled: true, url: `http://127.0.0.1:${receiver.port}/hook/${store}`, events: [] } });
     }
-    const s = sender(pool, `/messenger/message/sendText/${parties[0].name}`, keys[0], parties[1].number);
+    const send = sender(pool, `/messenger/message/sendText/${parties[0].name}`, keys[0], parties[1].number);
     const drainTimeoutMs = options.drainTimeoutS * 1000;
 
-    process.stdout.write(`  ${store}: warm-up ${options.warmup} sends … `);
-    const warm = await burst(s, options.warmup, 16);
-    const warmDrain = await drain(probe, drainTimeoutMs, child);
-    if (warm.accepted !== warm.issued) run.problems.push(`warm-up: ${warm.issued - warm.accepted} sends not accepted`);
-    if (!warmDrain.drained) throw new Error(`warm-up did not drain within ${options.drainTimeoutS} s (${warmDrain.queued} queued, ${warmDrain.pending} pending)`);
-    const perSend = receiver.arrivals.length / Math.max(1, warm.accepted);
-    process.stdout.write(`${receiver.arrivals.length} events (${perSend.toFixed(2)} per send)\n`);
+    process.stdout.write(`  ${store} ${phase}: warm-up ${options.warmup} sends … `);
+    const warm = await burst(send, options.warmup, 16);
+    const warmDrain = await drain(probe, 60_000, child);
+    for (const [status, n] of warm.failures) result.problems.push(`warm-up: ${n} sends answered ${status || 'error'}`);
+    if (!warmDrain.drained) throw new Error(`the warm-up did not drain within 60 s (${warmDrain.queued} queued, ${warmDrain.pending} pending)`);
+    process.stdout.write(`${receiver.arrivals.length} events (${(receiver.arrivals.length / Math.max(1, warm.accepted)).toFixed(2)} per send); `);
 
-    const phase = async (name: PhaseResult['name'], drive: () => Promise<SendStats>): Promise<PhaseResult> => {
-      const from = receiver.arrivals.length;
-      const meter = cpuMeter(child.proc.pid);
-      const sends = await drive();
-      const result = await drain(probe, drainTimeoutMs, child);
-      const cpu = meter();
-      const arrivals = receiver.arrivals.slice(from);
-      const afterSendsMs = (arrivals.length ? arrivals[arrivals.length - 1].arrivedMs : sends.endMs) - sends.endMs;
-      return analyse(name, sends, arrivals, { ...result, afterSendsMs }, cpu);
-    };
-
-    process.stdout.write(`  ${store}: throughput — burst of ${options.sends} sends, ${options.concurrency} in flight … `);
-    const throughput = await phase('throughput', () => burst(s, options.sends, options.concurrency));
-    run.phases.push(throughput);
-    process.stdout.write(`${throughput.arrivals.length} events, ${Math.round(throughput.eventsPerS)} events/s\n`);
-
-    await sleep(500);
-    process.stdout.write(`  ${store}: lag — ${options.rate} sends/s for ${options.durationS} s … `);
-    const lag = await phase('lag', () => paced(s, options.rate, options.durationS, 512));
-    run.phases.push(lag);
-    process.stdout.write(`${lag.arrivals.length} events, p99 lag ${fmt(lag.lag.p99)} ms\n`);
+    const from = receiver.arrivals.length;
+    const meter = cpuMeter(child.proc.pid);
+    if (phase === 'throughput') {
+      process.stdout.write(`burst of ${options.sends} sends, ${options.concurrency} in flight … `);
+      result.sends = await burst(send, options.sends, options.concurrency);
+    } else {
+      process.stdout.write(`${options.rate} sends/s for ${options.durationS} s … `);
+      result.sends = await paced(send, options.rate, options.durationS, 1024);
+    }
+    result.drain = await drain(probe, drainTimeoutMs, child);
+    result.cpu = meter();
+    result.arrivals = receiver.arrivals.slice(from);
+    // Still pending at a timeout: they have waited at least this long (a lower bound of their lag).
+    const censored = result.drain.drained ? [] : (await probe.deliveries(true)).filter((r) => r.target === 'instance').map((r) => result.drain.atMs - r.created_at);
+    analyse(result, censored);
+    process.stdout.write(
+      `${result.arrivals.length} events, ${Math.round(result.eventsPerS)} events/s, p99 lag ${result.lag.lowerBound ? '≥' : ''}${fmt(result.lag.p99)} ms` +
+        `${result.drain.drained ? '' : ` (NOT drained after ${options.drainTimeoutS} s: ${result.drain.pending} deliveries pending, ${result.drain.queued} sends queued)`}\n`,
+    );
 
     await stopChild(child);
     stopped = true;
-    if (child.proc.exitCode !== 0) run.notes.push(`server exit code ${child.proc.exitCode ?? child.proc.signalCode}`);
-
-    // Validity: every instance delivery the store holds reached the receiver, exactly once; nothing else arrived.
-    const rows = await probe.deliveries();
-    const expected = new Map(rows.filter((r) => r.target === 'instance').map((r) => [r.event_id, r.state]));
-    const missing = [...expected].filter(([id]) => !receiver.seen.has(id));
-    const duplicates = [...receiver.seen].filter(([, n]) => n > 1);
-    const unexpected = [...receiver.seen.keys()].filter((id) => !expected.has(id));
-    const states = new Map<string, number>();
-    for (const state of expected.values()) states.set(state, (states.get(state) ?? 0) + 1);
-    run.notes.push(
-      `${expected.size} instance deliveries in the store (${[...states].map(([k, v]) => `${k} ${v}`).join(', ')}); ` +
-        `${receiver.seen.size} distinct events received, ${receiver.arrivals.length} deliveries received`,
-    );
-    if (missing.length > 0) run.problems.push(`${missing.length} events never reached the receiver (states: ${summarise(missing.map(([, s]) => s))})`);
-    if (duplicates.length > 0) run.problems.push(`${duplicates.length} events received more than once (${duplicates.reduce((n, [, c]) => n + c - 1, 0)} extra deliveries)`);
-    if (unexpected.length > 0) run.problems.push(`${unexpected.length} received events have no delivery in the store`);
-    if (receiver.malformed > 0) run.problems.push(`${receiver.malformed} received bodies were not event envelopes`);
-    for (const p of run.phases) {
-      const failures = [...p.sends.failures].map(([status, n]) => `${status || 'error'}×${n}`).join(', ');
-      if (failures) run.problems.push(`${p.name}: sends not accepted: ${failures}`);
-      if (!p.drained.drained) run.problems.push(`${p.name}: not drained within ${options.drainTimeoutS} s (${p.drained.queued} sends queued, ${p.drained.pending} deliveries pending)`);
-      // Each accepted send: send.message, messages.update ×2 on A; messages.upsert on B.
-      const n = p.sends.accepted;
-      const want: [string, number][] = [
-        ['send.message@bench-a', n],
-        ['messages.update@bench-a', 2 * n],
-        ['messages.upsert@bench-b', n],
-      ];
-      const off = want.filter(([key, w]) => (p.byEvent.get(key) ?? 0) !== w).map(([key, w]) => `${key} ${p.byEvent.get(key) ?? 0}/${w}`);
-      const others = [...p.byEvent].filter(([key]) => !want.some(([k]) => k === key)).map(([k, v]) => `${k} ${v}`);
-      if (off.length > 0 || others.length > 0) run.notes.push(`${p.name}: event mix differs from 4 per send: ${[...off, ...others].join(', ')}`);
-    }
+    if (child.proc.exitCode !== 0) result.notes.push(`server exit code ${child.proc.exitCode ?? child.proc.signalCode}`);
+    validate(result, await probe.deliveries(), receiver);
     const log = child.output.join('').trim();
-    if (log) run.notes.push(`server output (tail): ${log.slice(-600).replace(/\s+/g, ' ')}`);
-    return run;
+    if (log) result.notes.push(`server output (tail): ${log.slice(-600).replace(/\s+/g, ' ')}`);
+    return result;
   } finally {
     await pool.close().catch(() => undefined);
     if (!stopped) await stopChild(child);
-    await probe.close();
   }
 }
 
-function summarise(values: string[]): string {
-  const counts = new Map<string, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts].map(([k, v]) => `${k} ${v}`).join(', ');
+/** Every instance delivery in the store reached the receiver exactly once, unless still pending; nothing else came. */
+function validate(result: PhaseResult, rows: DeliveryRow[], receiver: Receiver): void {
+  const expected = new Map(rows.filter((r) => r.target === 'instance').map((r) => [r.event_id, r.state]));
+  const states = new Map<string, number>();
+  for (const state of expected.values()) states.set(state, (states.get(state) ?? 0) + 1);
+  const lost = [...expected].filter(([id, state]) => state !== 'pending' && !receiver.seen.has(id));
+  const undelivered = [...expected].filter(([id, state]) => state === 'pending' && !receiver.seen.has(id)).length;
+  const duplicates = [...receiver.seen].filter(([, n]) => n > 1);
+  const unexpected = [...receiver.seen.keys()].filter((id) => !expected.has(id));
+  result.notes.push(
+    `store: ${expected.size} instance deliveries (${[...states].map(([k, v]) => `${k} ${v}`).join(', ')}), warm-up included; ` +
+      `receiver: ${receiver.seen.size} distinct events in ${receiver.arrivals.length} deliveries` +
+      (undelivered > 0 ? `; ${undelivered} still pending when the server stopped (not drained)` : ''),
+  );
+  if (lost.length > 0) {
+    const byState = new Map<string, number>();
+    for (const [, state] of lost) byState.set(state, (byState.get(state) ?? 0) + 1);
+    result.problems.push(`${lost.length} events marked ${[...byState].map(([k, v]) => `${k} ×${v}`).join(', ')} in the store never reached the receiver`);
+  }
+  if (duplicates.length > 0) result.problems.push(`${duplicates.length} events received more than once (${duplicates.reduce((n, [, c]) => n + c - 1, 0)} extra deliveries)`);
+  if (unexpected.length > 0) result.problems.push(`${unexpected.length} received events have no delivery in the store`);
+  if (receiver.malformed > 0) result.problems.push(`${receiver.malformed} received bodies were not event envelopes`);
+  const failures = [...result.sends.failures].map(([status, n]) => `${status || 'connection error'} ×${n}`).join(', ');
+  if (failures) result.problems.push(`sends not accepted: ${failures}`);
+  if (result.drain.drained) {
+    // Each accepted send: send.message, messages.update ×2 on A; messages.upsert on B.
+    const n = result.sends.accepted;
+    const want: [string, number][] = [
+      ['send.message@bench-a', n],
+      ['messages.update@bench-a', 2 * n],
+      ['messages.upsert@bench-b', n],
+    ];
+    const off = want.filter(([key, w]) => (result.byEvent.get(key) ?? 0) !== w).map(([key, w]) => `${key} ${result.byEvent.get(key) ?? 0}/${w}`);
+    const others = [...result.byEvent].filter(([key]) => !want.some(([k]) => k === key)).map(([k, v]) => `${k} ${v}`);
+    if (off.length > 0 || others.length > 0) result.notes.push(`event mix differs from 4 per send: ${[...off, ...others].join(', ')}`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Report
 
-function report(runs: StoreRun[], options: Options): void {
-  const header = ['store', 'phase', 'sends (201)', 'sends/s', 'send p99 ms', 'events', 'events/s', 'peak 1 s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'drain after sends s', 'CPU srv/drv/other', 'verdict'];
-  const rows: string[][] = [];
-  for (const run of runs) {
-    for (const p of run.phases) {
-      const sendS = (p.sends.endMs - p.sends.startMs) / 1000;
-      const sendRate = p.sends.accepted / sendS;
-      const sendP99 = percentile(Float64Array.from(p.sends.latencies).sort(), 0.99);
-      let verdict: string;
-      if (run.problems.length > 0) verdict = 'INVALID';
-      else if (p.name === 'throughput') verdict = p.eventsPerS >= targets.eventsPerS ? 'PASS' : `FAIL (<${targets.eventsPerS}/s)`;
-      else {
-        const misses: string[] = [];
-        if (sendRate < options.rate * 0.95) misses.push(`sends/s<${options.rate}`);
-        if (!(p.lag.p99 < targets.lagP99Ms)) misses.push(`p99≥${targets.lagP99Ms}ms`);
-        verdict = misses.length === 0 ? 'PASS' : `FAIL (${misses.join(', ')})`;
-      }
-      rows.push([
-        run.store,
-        p.name === 'throughput' ? `throughput (burst ${options.sends})` : `lag (${options.rate}/s × ${options.durationS} s)`,
-        String(p.sends.accepted),
-        String(Math.round(sendRate)),
-        fmt(sendP99, 1),
-        String(p.arrivals.length),
-        String(Math.round(p.eventsPerS)),
-        String(Math.round(p.peakPerS)),
-        fmt(p.lag.p50, 1),
-        fmt(p.lag.p99, 1),
-        fmt(p.lag.max, 0),
-        fmt(p.drained.afterSendsMs / 1000, 1),
-        `${fmt(p.cpu.server, 2)}/${fmt(p.cpu.driver, 2)}/${fmt(p.cpu.other, 2)}`,
-        verdict,
-      ]);
-    }
+function verdict(r: PhaseResult, options: Options): string {
+  if (r.problems.length > 0) return 'INVALID';
+  const misses: string[] = [];
+  if (r.phase === 'throughput') {
+    if (!(r.eventsPerS >= targets.eventsPerS)) misses.push(`<${targets.eventsPerS}/s`);
+  } else {
+    const sendRate = r.sends.accepted / ((r.sends.endMs - r.sends.startMs) / 1000);
+    if (sendRate < options.rate * 0.95) misses.push(`sends/s<${options.rate}`);
+    if (!(r.lag.p99 < targets.lagP99Ms)) misses.push(`p99≥${targets.lagP99Ms}ms`);
   }
+  if (!r.drain.drained) misses.push('not drained');
+  return misses.length === 0 ? 'PASS' : `FAIL (${misses.join(', ')})`;
+}
+
+function report(results: PhaseResult[], options: Options): void {
+  const header = [
+    'store',
+    'phase',
+    'sends (201)',
+    'sends/s',
+    'send p99 ms',
+    'events',
+    'events/s',
+    'peak 1 s',
+    'lag p50 ms',
+    'lag p99 ms',
+    'lag max ms',
+    'drained',
+    'CPU srv/drv/other',
+    'verdict',
+  ];
+  const rows = results.map((r) => {
+    const sendRate = r.sends.accepted / ((r.sends.endMs - r.sends.startMs) / 1000);
+    const bound = r.lag.lowerBound ? '≥' : '';
+    const last = r.arrivals.length ? r.arrivals[r.arrivals.length - 1].arrivedMs : r.sends.endMs;
+    return [
+      r.store,
+      r.phase === 'throughput' ? `throughput (burst ${options.sends})` : `lag (${options.rate}/s × ${options.durationS} s)`,
+      String(r.sends.accepted),
+      String(Math.round(sendRate)),
+      fmt(percentile(Float64Array.from(r.sends.latencies).sort(), 0.99), 1),
+      String(r.arrivals.length),
+      String(Math.round(r.eventsPerS)),
+      String(Math.round(r.peakPerS)),
+      `${bound}${fmt(r.lag.p50, 1)}`,
+      `${bound}${fmt(r.lag.p99, 1)}`,
+      `${bound}${fmt(r.lag.max, 0)}`,
+      r.drain.drained ? `${fmt((last - r.sends.endMs) / 1000, 1)} s after sends` : `no (${r.drain.pending} pending)`,
+      r.cpu ? `${fmt(r.cpu.server, 2)}/${fmt(r.cpu.driver, 2)}/${fmt(r.cpu.other, 2)}` : '–',
+      verdict(r, options),
+    ];
+  });
   console.log(renderTable(header, rows));
   console.log('');
-  console.log('events/s: events received from the first send of the phase to the last arrival (the outbox drained then).');
-  console.log('lag: arrival at the receiver − envelope date_time (written), every event of the phase. CPU: cores used by server/driver/everything else.');
-  for (const run of runs) {
-    for (const p of run.phases) {
-      console.log(`${run.store} ${p.name}: events per second of the phase: ${p.perSecond.join(' ')}`);
-      if (p.name === 'throughput' && !Number.isNaN(p.drainOnlyPerS)) console.log(`${run.store} ${p.name}: after the last send was answered: ${Math.round(p.drainOnlyPerS)} events/s`);
-      if (p.name === 'lag') console.log(`${run.store} ${p.name}: p99 lag (ms) of events written in each second: ${p.lag.p99BySecond.map((v) => fmt(v, 0)).join(' ')}`);
-    }
-    for (const problem of run.problems) console.log(`INVALID ${run.store}: ${problem}`);
-    for (const note of run.notes) console.log(`note ${run.store}: ${note}`);
+  console.log('events/s: events received from the first send of the phase to the last arrival. peak 1 s: best whole second.');
+  console.log('lag: arrival at the receiver − envelope date_time, over every event of the phase; ≥: some were still pending at the');
+  console.log(`drain timeout (${options.drainTimeoutS} s) and count with the time waited so far. CPU: cores used by server/driver/everything else.`);
+  for (const r of results) {
+    const name = `${r.store} ${r.phase}`;
+    console.log(`${name}: events per second of the phase: ${r.perSecond.join(' ')}`);
+    if (!Number.isNaN(r.afterSendsPerS)) console.log(`${name}: after the last send was answered: ${Math.round(r.afterSendsPerS)} events/s`);
+    console.log(`${name}: p99 lag (ms) of the events written in each second: ${r.lag.p99BySecond.map((v) => fmt(v, 0)).join(' ')}`);
+    for (const problem of r.problems) console.log(`INVALID ${name}: ${problem}`);
+    for (const note of r.notes) console.log(`note ${name}: ${note}`);
   }
 }
 
@@ -562,43 +623,35 @@ async function main(): Promise<void> {
   installExitHandlers();
   const options = parseArgs(process.argv.slice(2));
   const wants = (name: string) => !options.only || options.only.has(name);
+  const phases = (['throughput', 'lag'] as const).filter((p) => !options.phases || options.phases.has(p));
   const started = Date.now();
   console.log(`Switchboard events benchmark — ${new Date().toISOString()}`);
   console.log(`node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadAverage()}`);
   console.log(
     `throughput: burst of ${options.sends} sends (${options.concurrency} in flight); lag: ${options.rate} sends/s for ${options.durationS} s; ` +
-      `warm-up ${options.warmup} sends; targets ≥ ${targets.eventsPerS} events/s, p99 lag < ${targets.lagP99Ms} ms\n`,
+      `warm-up ${options.warmup} sends; drain timeout ${options.drainTimeoutS} s; targets ≥ ${targets.eventsPerS} events/s, p99 lag < ${targets.lagP99Ms} ms\n`,
   );
   const receiver = new Receiver();
   await receiver.listen();
-  const runs: StoreRun[] = [];
+  const results: PhaseResult[] = [];
   const skipped: string[] = [];
   try {
-    if (wants('sqlite')) {
-      const dir = mkdtempSync(join(tmpdir(), 'sb-bench-events-'));
-      receiver.reset();
-      try {
-        runs.push(await runStore(options, 'sqlite', receiver, sqliteProbe(join(dir, 'bench.db')), join(dir, 'data')));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
+    const stores: [string, () => Promise<StoreProbe>][] = [];
+    if (wants('sqlite')) stores.push(['sqlite', async () => sqliteStore()]);
     if (wants('postgres')) {
       const unreachable = await postgresUnreachable();
       if (unreachable) {
-        skipped.push(`PostgreSQL not reachable at ${pgUrl} (${unreachable}): the PostgreSQL run is SKIPPED`);
-        console.log(`\n*** ${skipped[skipped.length - 1]} ***\n`);
-      } else {
-        const database = await freshPostgresDatabase('bench_events');
-        const unregister = onInterrupt(() => database.drop());
-        const dir = mkdtempSync(join(tmpdir(), 'sb-bench-events-pg-'));
-        receiver.reset();
+        skipped.push(`PostgreSQL not reachable at ${pgUrl} (${unreachable}): the PostgreSQL runs are SKIPPED`);
+        console.log(`*** ${skipped[skipped.length - 1]} ***\n`);
+      } else stores.push(['postgres', postgresStore]);
+    }
+    for (const [store, open] of stores) {
+      for (const phase of phases) {
+        const probe = await open();
         try {
-          runs.push(await runStore(options, 'postgres', receiver, postgresProbe(database.uri), dir));
+          results.push(await runPhase(options, store, phase, receiver, probe));
         } finally {
-          rmSync(dir, { recursive: true, force: true });
-          await database.drop().catch((error: unknown) => console.error(`could not drop database ${database.name}: ${String(error)}`));
-          unregister();
+          await probe.dispose();
         }
       }
     }
@@ -606,11 +659,11 @@ async function main(): Promise<void> {
     await receiver.close();
   }
   console.log('');
-  report(runs, options);
+  report(results, options);
   for (const message of skipped) console.log(`SKIPPED: ${message}`);
   if (options.cpuProfDir) console.log(`CPU profiles written to ${options.cpuProfDir} (npx tsx bench/profile-summary.ts <file>)`);
   console.log(`load average at end ${loadAverage()}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  if (runs.some((r) => r.problems.length > 0)) process.exitCode = 1;
+  if (results.some((r) => r.problems.length > 0)) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -113,7 +113,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     logger,
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
-  events.onDeliveriesQueued(() => webhooks.wake());
+  events.onDeliveriesQueued((lanes) => webhooks.wakeLanes(lanes));
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks });

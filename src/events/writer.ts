@@ -27,19 +27,26 @@ export interface EventEnvelope {
 
 export type DeliveryTarget = 'instance' | 'global';
 
+/** Deliveries to one kind of destination of one instance, delivered in order. */
+export interface DeliveryLane {
+  target: DeliveryTarget;
+  instanceId: string | null;
+}
+
 /** Listeners told (after commit) that an event was written; sinks other than webhooks hook in here. */
 export type EventListener = (envelope: EventEnvelope, instanceId: string | null, event: EventName) => void;
 
 export class EventWriter {
   private readonly listeners: EventListener[] = [];
-  private wakeDeliveries: () => void = () => {};
+  private wakeDeliveries: (lanes: DeliveryLane[]) => void = () => {};
 
   constructor(
     private readonly config: Config,
     private readonly sinks: SinkConfigs,
   ) {}
 
-  onDeliveriesQueued(wake: () => void): void {
+  /** Told (after commit) which delivery lanes got new deliveries. */
+  onDeliveriesQueued(wake: (lanes: DeliveryLane[]) => void): void {
     this.wakeDeliveries = wake;
   }
 
@@ -69,7 +76,7 @@ export class EventWriter {
       body,
       created_at: now,
     });
-    let queued = false;
+    const lanes: DeliveryLane[] = [];
     for (const [target, url] of this.destinations(source.id, event)) {
       unit.insert('deliveries', {
         event_id: envelope.id,
@@ -84,10 +91,10 @@ export class EventWriter {
         next_attempt_at: now,
         created_at: now,
       });
-      queued = true;
+      lanes.push({ target, instanceId: source.id });
     }
     unit.afterCommit(() => {
-      if (queued) this.wakeDeliveries();
+      if (lanes.length > 0) this.wakeDeliveries(lanes);
       for (const listener of this.listeners) listener(envelope, source.id, event);
     });
     return envelope;

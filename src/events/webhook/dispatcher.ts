@@ -12,9 +12,10 @@ import { resolveDestination } from './destination.js';
 import { deliveryHeaders } from './headers.js';
 import { postWebhook } from './http-attempt.js';
 import type { MediaResolver } from './media-base64.js';
-import { judge, settlement, shorten, type RetryRules, type Verdict } from './outcome.js';
+import { judge, settlement, shorten, type RetryRules, type Settlement, type Verdict } from './outcome.js';
 import { deliveryBody, inlineMedia } from './payload.js';
-import { claim, laneHead, laneHeads, laneKey, loadEnvelope, parseLaneKey, settle, type DeliveryRow } from './queries.js';
+import { claimMany, laneBatch, laneHeads, laneKey, parseLaneKey, settleMany, type DeliveryRow, type DeliveryWithBody, type Lane } from './queries.js';
+import type { EventEnvelope } from '../writer.js';
 
 export interface WebhookDispatcherDeps {
   store: Pick<Store, 'db'>;
@@ -35,7 +36,9 @@ export interface WebhookDispatcherDeps {
 }
 
 /** Deliveries handled in one run of a lane before it yields to the scheduler. */
-const maxPerRun = 50;
+const maxPerRun = 500;
+/** Deliveries of a lane claimed and recorded together (the requests themselves go one after the other, in order). */
+const batchSize = 20;
 /** How long past the request timeout a claimed delivery stays this node's before others may retry it. */
 const leaseMarginMs = 30_000;
 
@@ -64,9 +67,14 @@ export class WebhookDispatcher {
     this.scheduler.start();
   }
 
-  /** New deliveries were queued (hand this to `EventWriter.onDeliveriesQueued`). */
+  /** Look for work now (redeliveries, polls). */
   wake(): void {
     this.scheduler.wake();
+  }
+
+  /** New deliveries were queued in these lanes (hand this to `EventWriter.onDeliveriesQueued`): busy lanes find them. */
+  wakeLanes(lanes: Lane[]): void {
+    for (const lane of lanes) this.scheduler.wakeLane(laneKey(lane));
   }
 
   /** Stops taking work and aborts requests in flight; those deliveries stay pending and are sent again later. */
@@ -78,20 +86,72 @@ export class WebhookDispatcher {
   private async runLane(key: string): Promise<void> {
     const db = this.deps.store.db;
     const lane = parseLaneKey(key);
-    for (let handled = 0; handled < maxPerRun && !this.stopping.signal.aborted; handled++) {
-      const row = await laneHead(db, lane);
-      if (!row || Number(row.next_attempt_at) > Date.now()) return;
-      const leaseUntil = Date.now() + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs;
-      if (!(await claim(db, row, leaseUntil))) return;
-      const waits = await this.attempt(row, leaseUntil);
-      // A head waiting for its retry holds back the rest of its lane (per-instance order).
-      if (waits) return;
+    let handled = 0;
+    while (handled < maxPerRun && !this.stopping.signal.aborted) {
+      const rows = await laneBatch(db, lane, batchSize);
+      const now = Date.now();
+      const ready: DeliveryWithBody[] = [];
+      for (const row of rows) {
+        if (Number(row.next_attempt_at) > now) break;
+        ready.push(row);
+      }
+      if (ready.length === 0) return;
+      // A lease value of this run only (ms of jitter), so the ids it holds can be read back.
+      const leaseUntil = now + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs + Math.floor(Math.random() * 1000);
+      const held = await claimMany(db, ready, now, leaseUntil);
+      const outcomes: { row: DeliveryRow; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' }[] = [];
+      const release: number[] = [];
+      let laneWaits = false;
+      for (const row of ready) {
+        if (!held.has(row.id) || laneWaits) {
+          if (held.has(row.id)) release.push(row.id);
+          // Taken by another node meanwhile: the rest waits for the next scan, in order.
+          laneWaits = true;
+          continue;
+        }
+        const attempt = await this.attempt(row);
+        handled++;
+        if (attempt.kind === 'released') {
+          release.push(row.id);
+          laneWaits = true;
+          continue;
+        }
+        outcomes.push({ row, patch: attempt.patch, result: attempt.result });
+        // A head waiting for its retry holds back the rest of its lane (per-instance order).
+        if (attempt.result === 'retry') laneWaits = true;
+      }
+      const recorded = await settleMany(
+        db,
+        leaseUntil,
+        outcomes.map((o) => ({ id: o.row.id, patch: o.patch })),
+        release,
+        Date.now(),
+      );
+      for (const outcome of outcomes) {
+        if (recorded.has(outcome.row.id)) this.report(outcome.row, outcome.result, outcome.patch);
+        else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
+      }
+      if (laneWaits) return;
     }
   }
 
-  /** Attempts one claimed delivery and records the outcome; true when the lane must now wait. */
-  private async attempt(row: DeliveryRow, leaseUntil: number): Promise<boolean> {
-    const db = this.deps.store.db;
+  /** One attempt of a claimed delivery; what to record (or `released`: the attempt did not count). */
+  private async attempt(
+    row: DeliveryWithBody,
+  ): Promise<{ kind: 'released' } | { kind: 'settled'; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' }> {
+    const verdict = await this.send(row);
+    if (verdict.kind === 'cancelled') {
+      return { kind: 'settled', patch: { state: 'cancelled', last_error: verdict.reason }, result: 'cancelled' };
+    }
+    if (verdict.kind === 'released') return { kind: 'released' };
+    const outcome = settlement(verdict, row, Date.now(), this.rules);
+    return { kind: 'settled', patch: outcome.patch, result: outcome.state === 'pending' ? 'retry' : outcome.state === 'delivered' ? 'delivered' : 'dead' };
+  }
+
+  /** Metrics and logs of a recorded outcome (a child logger only when something is worth a line). */
+  private report(row: DeliveryRow, result: 'delivered' | 'retry' | 'dead' | 'cancelled', patch: Settlement['patch']): void {
+    this.deps.onOutcome?.(row, result);
+    if (result === 'delivered') return;
     const log = this.logger.child({
       deliveryId: row.id,
       eventId: row.event_id,
@@ -100,31 +160,17 @@ export class WebhookDispatcher {
       event: row.event,
       destination: origin(row.url),
     });
-    const verdict = await this.send(row, log);
-    if (verdict.kind === 'cancelled') {
-      await settle(db, row.id, leaseUntil, { state: 'cancelled', last_error: verdict.reason });
-      this.deps.onOutcome?.(row, 'cancelled');
-      log.info({ reason: verdict.reason }, 'webhook delivery cancelled');
-      return false;
-    }
-    const outcome = settlement(verdict, row, Date.now(), this.rules);
-    if (!(await settle(db, row.id, leaseUntil, outcome.patch))) {
-      log.debug('webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
-      return false;
-    }
     const attempt = row.attempts + 1;
-    if (verdict.kind !== 'released') this.deps.onOutcome?.(row, outcome.state === 'pending' ? 'retry' : outcome.state);
-    if (verdict.kind === 'delivered') log.debug({ attempt, status: verdict.status }, 'webhook delivered');
-    else if (verdict.kind === 'released') return true;
-    else if (outcome.state === 'dead') log.warn({ attempt, error: outcome.patch.last_error }, 'webhook delivery dead-lettered');
-    else log.info({ attempt, error: verdict.error, retryAt: outcome.retryAt }, 'webhook delivery failed; will retry');
-    return outcome.state === 'pending';
+    if (result === 'cancelled') log.info({ reason: patch.last_error }, 'webhook delivery cancelled');
+    else if (result === 'dead') log.warn({ attempt, error: patch.last_error }, 'webhook delivery dead-lettered');
+    else log.info({ attempt, error: patch.last_error, retryAt: patch.next_attempt_at }, 'webhook delivery failed; will retry');
   }
 
-  private async send(row: DeliveryRow, log: Logger): Promise<Verdict | { kind: 'cancelled'; reason: string }> {
+  private async send(row: DeliveryWithBody): Promise<Verdict | { kind: 'cancelled'; reason: string }> {
     const { config } = this.deps;
-    const stored = await loadEnvelope(this.deps.store.db, row.event_id);
-    if (!stored) return { kind: 'rejected', status: null, error: 'event no longer in the outbox' };
+    if (row.body === null) return { kind: 'rejected', status: null, error: 'event no longer in the outbox' };
+    const stored = JSON.parse(row.body) as EventEnvelope;
+    const log = this.logger;
     let headers: Record<string, string>;
     let body: string;
     try {

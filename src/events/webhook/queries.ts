@@ -2,7 +2,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Db } from '../../store/db.js';
 import type { DeliveriesTable } from '../../store/schema.js';
-import type { DeliveryTarget, EventEnvelope } from '../writer.js';
+import type { DeliveryLane, DeliveryTarget } from '../writer.js';
 import { webhookOptions, type WebhookOptions } from '../sink-configs.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'cancelled';
@@ -11,10 +11,7 @@ export const deliveryStates: readonly DeliveryState[] = ['pending', 'delivered',
 export type DeliveryRow = Selectable<DeliveriesTable>;
 
 /** A lane: deliveries to one destination kind of one instance, delivered strictly in id order. */
-export interface Lane {
-  target: DeliveryTarget;
-  instanceId: string | null;
-}
+export type Lane = DeliveryLane;
 
 export function laneKey(lane: Lane): string {
   return JSON.stringify([lane.target, lane.instanceId]);
@@ -45,49 +42,73 @@ export async function laneHeads(db: Db): Promise<{ lane: Lane; readyAt: number }
   }));
 }
 
-export async function laneHead(db: Db, lane: Lane): Promise<DeliveryRow | undefined> {
+/** A pending delivery with the body of its event (null when the event left the outbox). */
+export type DeliveryWithBody = DeliveryRow & { body: string | null };
+
+/** The first `limit` pending deliveries of a lane, in order, each with its event body (one query). */
+export async function laneBatch(db: Db, lane: Lane, limit: number): Promise<DeliveryWithBody[]> {
   return db
-    .selectFrom('deliveries')
-    .selectAll()
-    .where('state', '=', 'pending')
-    .where('target', '=', lane.target)
-    .where((eb) => (lane.instanceId === null ? eb('instance_id', 'is', null) : eb('instance_id', '=', lane.instanceId)))
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+    .selectFrom('deliveries as d')
+    .leftJoin('outbox as o', 'o.id', 'd.event_id')
+    .selectAll('d')
+    .select('o.body as body')
+    .where('d.state', '=', 'pending')
+    .where('d.target', '=', lane.target)
+    .where((eb) => (lane.instanceId === null ? eb('d.instance_id', 'is', null) : eb('d.instance_id', '=', lane.instanceId)))
+    .orderBy('d.id')
+    .limit(limit)
+    .execute();
 }
 
 /**
- * Takes the delivery for this node until `leaseUntil` by moving its next attempt past the request.
- * Other nodes (and later scans) then see the lane's head as not ready; if this node dies, the lease
- * runs out and the delivery is attempted again (at least once, never lost).
+ * Takes the ready ones of `rows` for this node until `leaseUntil` (a value no other claim uses) by moving their next
+ * attempt past the request: other nodes (and later scans) then see them as not ready; if this node dies, the lease
+ * runs out and they are attempted again (at least once, never lost). Answers the ids this node now holds.
  */
-export async function claim(db: Db, row: DeliveryRow, leaseUntil: number): Promise<boolean> {
-  const result = await db
+export async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseUntil: number): Promise<Set<number>> {
+  const ids = rows.map((r) => r.id);
+  await db
     .updateTable('deliveries')
     .set({ next_attempt_at: leaseUntil })
-    .where('id', '=', row.id)
+    .where('id', 'in', ids)
     .where('state', '=', 'pending')
-    .where('next_attempt_at', '=', row.next_attempt_at)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .where('next_attempt_at', '<=', now)
+    .execute();
+  const held = await db.selectFrom('deliveries').select('id').where('id', 'in', ids).where('next_attempt_at', '=', leaseUntil).execute();
+  return new Set(held.map((r) => Number(r.id)));
 }
 
-/** Records what happened, unless the claim was lost meanwhile (lease expired, or redelivery reset the row). */
-export async function settle(db: Db, id: number, leaseUntil: number, patch: Updateable<DeliveriesTable>): Promise<boolean> {
-  const result = await db
-    .updateTable('deliveries')
-    .set(patch)
-    .where('id', '=', id)
-    .where('state', '=', 'pending')
-    .where('next_attempt_at', '=', leaseUntil)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-export async function loadEnvelope(db: Db, eventId: string): Promise<EventEnvelope | undefined> {
-  const row = await db.selectFrom('outbox').select('body').where('id', '=', eventId).executeTakeFirst();
-  return row ? (JSON.parse(row.body) as EventEnvelope) : undefined;
+/** Records several outcomes in one transaction (each only if its claim still holds) and releases the rest. */
+export async function settleMany(
+  db: Db,
+  leaseUntil: number,
+  outcomes: { id: number; patch: Updateable<DeliveriesTable> }[],
+  release: number[],
+  now: number,
+): Promise<Set<number>> {
+  return db.transaction().execute(async (tx) => {
+    const recorded = new Set<number>();
+    for (const { id, patch } of outcomes) {
+      const result = await tx
+        .updateTable('deliveries')
+        .set(patch)
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '=', leaseUntil)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 1) recorded.add(id);
+    }
+    if (release.length > 0) {
+      await tx
+        .updateTable('deliveries')
+        .set({ next_attempt_at: now })
+        .where('id', 'in', release)
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '=', leaseUntil)
+        .execute();
+    }
+    return recorded;
+  });
 }
 
 /**
