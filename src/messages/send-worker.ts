@@ -7,6 +7,7 @@ import type { Db } from '../store/db.js';
 import type { SendQueueTable } from '../store/schema.js';
 import { inUnit } from '../store/unit.js';
 import { LaneScheduler } from '../util/lanes.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import { TransientConnectorError, type Connector, type OutboundMessage } from '../connectors/connector.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Instance } from '../instances/model.js';
@@ -136,6 +137,7 @@ export class SendWorkers {
         .limit(rowsPerFetch)
         .execute();
       if (rows.length === 0) return;
+      await yieldToEventLoop();
       let next = 0;
       while (next < rows.length) {
         if (!this.schedulers.has(instanceId)) return;
@@ -186,6 +188,8 @@ export class SendWorkers {
     let sent = 0;
     let failure: unknown;
     for (; sent < rows.length; sent++) {
+      // Between sends, requests and deliveries waiting on I/O get their turn (p99 of the API, webhook lag).
+      await yieldToEventLoop();
       try {
         await connector.send(outboundOf(payloads[sent], contents.get(rows[sent].message_id)));
       } catch (error) {

@@ -109,7 +109,7 @@ export class WebhookDispatcher {
           laneWaits = true;
           continue;
         }
-        const attempt = await this.attempt(row);
+        const attempt = await this.attempt(row, now);
         handled++;
         if (attempt.kind === 'released') {
           release.push(row.id);
@@ -138,13 +138,16 @@ export class WebhookDispatcher {
   /** One attempt of a claimed delivery; what to record (or `released`: the attempt did not count). */
   private async attempt(
     row: DeliveryWithBody,
+    batchStartedAt: number,
   ): Promise<{ kind: 'released' } | { kind: 'settled'; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' }> {
     const verdict = await this.send(row);
     if (verdict.kind === 'cancelled') {
       return { kind: 'settled', patch: { state: 'cancelled', last_error: verdict.reason }, result: 'cancelled' };
     }
     if (verdict.kind === 'released') return { kind: 'released' };
-    const outcome = settlement(verdict, row, Date.now(), this.rules);
+    // Deliveries share the batch's time, so alike outcomes are recorded by one statement (delivered_at is the
+    // batch's start); a retry waits from the failure itself.
+    const outcome = settlement(verdict, row, verdict.kind === 'delivered' ? batchStartedAt : Date.now(), this.rules);
     return { kind: 'settled', patch: outcome.patch, result: outcome.state === 'pending' ? 'retry' : outcome.state === 'delivered' ? 'delivered' : 'dead' };
   }
 

@@ -86,17 +86,26 @@ export async function settleMany(
   release: number[],
   now: number,
 ): Promise<Set<number>> {
+  // Outcomes alike (first-time deliveries answered alike) are recorded by one statement.
+  const groups = new Map<string, { patch: Updateable<DeliveriesTable>; ids: number[] }>();
+  for (const { id, patch } of outcomes) {
+    const key = JSON.stringify(patch);
+    const group = groups.get(key) ?? { patch, ids: [] };
+    group.ids.push(id);
+    groups.set(key, group);
+  }
   return db.transaction().execute(async (tx) => {
     const recorded = new Set<number>();
-    for (const { id, patch } of outcomes) {
-      const result = await tx
+    for (const { patch, ids } of groups.values()) {
+      const rows = await tx
         .updateTable('deliveries')
         .set(patch)
-        .where('id', '=', id)
+        .where('id', 'in', ids)
         .where('state', '=', 'pending')
         .where('next_attempt_at', '=', leaseUntil)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) recorded.add(id);
+        .returning('id')
+        .execute();
+      for (const row of rows) recorded.add(Number(row.id));
     }
     if (release.length > 0) {
       await tx
