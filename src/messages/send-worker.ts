@@ -34,7 +34,7 @@ export interface SendWorkerDeps {
 const lanesPerInstance = 64;
 const rowsPerFetch = 200;
 /** Sends sharing the transactions before and after them. */
-const maxBatch = 100;
+const maxBatch = 50;
 const expirySweepMs = 5_000;
 
 export class SendWorkers {
