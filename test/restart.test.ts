@@ -1,104 +1,16 @@
 // Crash safety of the send queue: the real service as a child process, killed with SIGKILL while sends are queued,
 // started again on the same data; every accepted send reaches the recipient exactly once and in order.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pgUrl, startReceiver, storeTargets, until } from './harness.js';
+import { client, freePort, killService, startService, waitUntilUp } from './service-process.js';
 
-const root = resolve(import.meta.dirname, '..');
-const tsxBin = join(root, 'node_modules', '.bin', 'tsx');
 const targets = await storeTargets();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-interface Service {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Starts `tsx src/main.ts` in its own process group (tsx runs the service in a child of its own). */
-function startService(env: Record<string, string>): Service {
-  const child = spawn(tsxBin, ['src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const output: string[] = [];
-  child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  void exited.then(() => children.delete(child));
-  return { child, output, exited };
-}
-
-/** SIGKILL to the whole process group of a service we started: the wrapper and the service die at once. */
-async function killService(service: Service): Promise<void> {
-  const pid = service.child.pid;
-  if (pid === undefined || service.child.exitCode !== null || service.child.signalCode !== null) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  await Promise.race([service.exited, new Promise((r) => setTimeout(r, 5000))]);
-}
-
-afterAll(async () => {
-  for (const child of [...children]) {
-    if (child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-});
-
-function client(base: string, key: string) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const response = await fetch(`${base}/messenger/${path}`, {
-      method,
-      headers: { apikey: key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  };
-}
-
-async function waitUntilUp(base: string, service: Service, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (service.child.exitCode !== null) throw new Error(`service exited early:\n${service.output.join('')}`);
-    try {
-      const res = await fetch(`${base}/health`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`service not up within ${timeoutMs} ms:\n${service.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface StoreProbe {
   uri: string;

@@ -627,8 +627,9 @@ const targets = await storeTargets();
 
 describe.each(targets)('the session in the store ($name)', (target) => {
   const world = (options: { number?: string } = {}) => makeWorld({ ...options, target });
+  // Only PostgreSQL can be unavailable (storeTargets printed why; REQUIRE_SERVICES=1 makes that a failure instead).
   if (!target.available) {
-    it.skip('needs the store', () => {});
+    it.skipIf(true)(`needs ${target.name}, which is not reachable here`, () => {});
     return;
   }
 

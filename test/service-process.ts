@@ -1,0 +1,97 @@
+// The real service as a child process for crash tests: start it in its own process group, wait for it, SIGKILL it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+const tsxBin = join(root, 'node_modules', '.bin', 'tsx');
+
+/** A loopback port nothing listens on right now (listen on 0, learn the port, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export interface Service {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Starts `tsx src/main.ts` in its own process group (tsx runs the service in a child of its own). */
+export function startService(env: Record<string, string>): Service {
+  const child = spawn(tsxBin, ['src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const output: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  void exited.then(() => children.delete(child));
+  return { child, output, exited };
+}
+
+/** SIGKILL to the whole process group of a service we started: the wrapper and the service die at once. */
+export async function killService(service: Service): Promise<void> {
+  const pid = service.child.pid;
+  if (pid === undefined || service.child.exitCode !== null || service.child.signalCode !== null) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  await Promise.race([service.exited, new Promise((r) => setTimeout(r, 5000))]);
+}
+
+// Every service a test file started is killed when the file ends.
+afterAll(async () => {
+  for (const child of [...children]) {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+
+export function client(base: string, key: string) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field
+  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const response = await fetch(`${base}/messenger/${path}`, {
+      method,
+      headers: { apikey: key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+}
+
+export async function waitUntilUp(base: string, service: Service, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (service.child.exitCode !== null) throw new Error(`service exited early:\n${service.output.join('')}`);
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`service not up within ${timeoutMs} ms:\n${service.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export type Api = ReturnType<typeof client>;
