@@ -73,6 +73,12 @@ interface Child {
 
 const children = new Set<Child>();
 
+/**
+ * Node flags of every server process, the same for the baseline and Switchboard: by default the flag the service's
+ * own start scripts use (package.json `start`, Dockerfile); BENCH_NODE_FLAGS overrides (empty: none).
+ */
+const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
+
 function startChild(name: string, script: string, env: Record<string, string>, nodeFlags: string[] = []): Child {
   const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
     cwd: root,
@@ -389,7 +395,7 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
   const globalKey = `bench-${randomBytes(12).toString('hex')}`;
   const base = `http://127.0.0.1:${port}`;
   // One folder per run: V8 writes one profile per thread (the tsx loader has its own thread); the largest is the server.
-  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${name.replace(/\W+/g, '-')}-${Date.now()}`)}`] : [];
+  const nodeFlags = [...serverNodeFlags, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${name.replace(/\W+/g, '-')}-${Date.now()}`)}`] : [])];
   const child = startChild(
     name,
     'src/main.ts',
