@@ -4,11 +4,8 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY test ./test
-COPY bench ./bench
-COPY vitest.config.ts ./
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
