@@ -228,6 +228,22 @@ describe.each(targets)('API on $name', (target) => {
       expect(session).toEqual([]);
     });
 
+    it('runs an EVOLUTION instance as upstream: open at once, sends recorded and announced, nothing delivered', async () => {
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'evo-1', integration: 'EVOLUTION', webhook: { url: `${receiver.url}/evo`, events: ['SEND_MESSAGE', 'CONNECTION_UPDATE'] } },
+      });
+      expect(created.status).toBe(201);
+      expect((await t.api('GET', 'instance/connectionState/evo-1')).body).toEqual({ instance: { instanceName: 'evo-1', state: 'open' } });
+      const sent = await t.api('POST', 'message/sendText/evo-1', { body: { number: '5511955554444', text: 'recorded' } });
+      expect(sent.status).toBe(201);
+      await receiver.waitFor((events) => events.some((e) => e.body.event === 'send.message' && e.body.data.key.id === sent.body.key.id));
+      const announced = receiver.of('send.message', 'evo-1')[0].body.data;
+      expect(announced).toMatchObject({ key: { remoteJid: '5511955554444@s.whatsapp.net', fromMe: true }, message: { conversation: 'recorded' } });
+      expect(receiver.of('connection.update', 'evo-1')[0].body.data).toMatchObject({ state: 'open' });
+      const row = await t.services.store.db.selectFrom('messages').select('status').where('key_id', '=', sent.body.key.id).executeTakeFirstOrThrow();
+      expect(row.status).toBe('SERVER_ACK');
+    });
+
     it('deletes an instance with everything stored for it', async () => {
       const a = await linkedSandbox(t, 'del-a', '5511900002222');
       await linkedSandbox(t, 'del-b', '5511900003333');
