@@ -10,18 +10,15 @@
 // Every server runs in its own child process (node --import tsx); autocannon runs here, in the driver.
 // PostgreSQL: BENCH_POSTGRES_URL (default TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test) is used to
 // create a fresh database bench_<random> that is dropped afterwards; unreachable means the PostgreSQL run is skipped.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fmt, freePort, installExitHandlers, killAllNow, pgUrl, root, startChild, stopChild, waitReady, type Child } from './lib-bench.js';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -58,20 +55,7 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const sendBody = JSON.stringify({ number: '5511988887777', text: 'bench' });
-
-// ---------------------------------------------------------------------------------------------------------------
-// Child processes
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-const children = new Set<Child>();
 
 /**
  * Node flags of every server process, the same for the baseline and Switchboard: by default the flag the service's
@@ -79,73 +63,7 @@ const children = new Set<Child>();
  */
 const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
 
-function startChild(name: string, script: string, env: Record<string, string>, nodeFlags: string[] = []): Child {
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString('utf8'));
-    if (output.length > 200) output.shift();
-  };
-  proc.stdout?.on('data', keep);
-  proc.stderr?.on('data', keep);
-  const exited = new Promise<number | null>((done) => proc.once('exit', (code) => done(code)));
-  const child = { name, proc, output, exited };
-  children.add(child);
-  void exited.then(() => children.delete(child));
-  return child;
-}
-
-/** SIGTERM (graceful: lets the server write its CPU profile and close the store), SIGKILL after a grace period. */
-async function stopChild(child: Child, graceMs = 15_000): Promise<void> {
-  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
-  await child.exited;
-  clearTimeout(timer);
-}
-
-function killAllNow(): void {
-  for (const child of children) {
-    if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
-  }
-}
-
-process.on('exit', killAllNow);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    process.stderr.write(`\n${signal}: stopping the servers\n`);
-    killAllNow();
-    process.exit(130);
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
-
-async function waitReady(child: Child, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-      throw new Error(`${child.name} exited during start-up:\n${child.output.join('').slice(-4000)}`);
-    }
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${child.name} did not answer within ${timeoutMs} ms:\n${child.output.join('').slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+installExitHandlers();
 
 // ---------------------------------------------------------------------------------------------------------------
 // CPU accounting (Linux /proc; absent elsewhere): who used the cores during the measured window.
@@ -469,7 +387,6 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
 // ---------------------------------------------------------------------------------------------------------------
 // Report
 
-const fmt = (n: number | undefined, digits = 1) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
 
 function printTable(rows: Row[], baseline: number): void {
   const header = ['run', 'req/s (201)', 'ratio', 'p50 ms', 'p99 ms', 'p50 ms (exact)', 'p99 ms (exact)', 'answers', 'CPU srv/drv/other', 'verdict'];
