@@ -211,13 +211,18 @@ describe.each(targets)('API on $name', (target) => {
       expect(qr.status).toBe(200);
       expect(qr.body.base64).toMatch(/^data:image\/png;base64,/);
       expect(qr.body.count).toBe(1);
-      expect((await t.api('GET', 'instance/connectionState/sbx-life')).body.instance.state).toBe('connecting');
+      const connecting = await t.api('GET', 'instance/connectionState/sbx-life');
+      expect(connecting.body).toEqual({ instance: { instanceName: 'sbx-life', state: 'connecting' } });
       const expired = await t.api('POST', 'sandbox/scan', { body: { code: 'sbx_nope', number: '5511900001111' } });
       expect(expired.status).toBe(400);
       const scan = await t.api('POST', 'sandbox/scan', { body: { code: qr.body.code, number: '+55 11 90000-1111', profileName: 'Life' } });
       expect(scan.status).toBe(200);
       expect(scan.body).toEqual({ instance: { instanceName: 'sbx-life', status: 'open', owner: '5511900001111@s.whatsapp.net' } });
       expect((await t.api('GET', 'instance/connect/sbx-life')).body).toEqual({ instance: { instanceName: 'sbx-life', state: 'open' } });
+      // Once linked, the state says when the connection last heard from the network.
+      const open = await t.api('GET', 'instance/connectionState/sbx-life');
+      expect(open.body.instance.state).toBe('open');
+      expect(Date.now() - Date.parse(open.body.instance.lastActivityAt)).toBeLessThan(60_000);
       const listed = await t.api('GET', 'instance/fetchInstances?instanceName=sbx-life');
       expect(listed.body[0].instance).toMatchObject({ status: 'open', owner: '5511900001111@s.whatsapp.net', profileName: 'Life' });
       expect((await t.api('POST', 'instance/restart/sbx-life')).body).toEqual({ instance: { instanceName: 'sbx-life', state: 'open' } });

@@ -159,8 +159,11 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     { ...withInstance, schema: { tags: ['instance'], summary: 'Connection state', params: InstanceParams } },
     async (request) => {
       const instance = pathInstance(request);
-      const state = runtime.connectorOf(instance.id)?.state() ?? instance.status;
-      return { instance: { instanceName: instance.name, state } };
+      const connector = runtime.connectorOf(instance.id);
+      const state = connector?.state() ?? instance.status;
+      // Truthful health: when the connection last heard from the messenger (traffic or keep-alive).
+      const heard = connector?.lastActivityAt?.() ?? null;
+      return { instance: { instanceName: instance.name, state, ...(heard !== null ? { lastActivityAt: new Date(heard).toISOString() } : {}) } };
     },
   );
 

@@ -41,6 +41,8 @@ export class SandboxConnector implements Connector {
   private running = false;
   /** Bumped by every start, stop, logout and link, so work that awaited across one of them stands down. */
   private epoch = 0;
+  /** When the network last carried something of this instance (connection, sends, receipts, presence). */
+  private lastActivity: number | null = null;
 
   constructor(
     instance: Instance,
@@ -91,12 +93,20 @@ export class SandboxConnector implements Connector {
 
   async send(message: OutboundMessage): Promise<void> {
     await this.network.send(this.partyOrThrow(), message);
+    this.lastActivity = Date.now();
+  }
+
+  lastActivityAt(): number | null {
+    return this.lastActivity;
   }
 
   async sendPresence(chatJid: string, presence: Presence): Promise<void> {
     const party = this.linked();
     // Presence is momentary: when not connected there is nobody to show it to.
-    if (party) await this.network.sendPresence(party, chatJid, presence);
+    if (party) {
+      await this.network.sendPresence(party, chatJid, presence);
+      this.lastActivity = Date.now();
+    }
   }
 
   async updatePrivacy(settings: PrivacySettings): Promise<void> {
@@ -107,6 +117,7 @@ export class SandboxConnector implements Connector {
   async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
     this.partyOrThrow();
     await this.network.markRead(this.instanceId, keys);
+    this.lastActivity = Date.now();
   }
 
   /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
@@ -142,6 +153,7 @@ export class SandboxConnector implements Connector {
   private async open(session: SandboxSession): Promise<void> {
     this.owner = session;
     this.status = 'open';
+    this.lastActivity = Date.now();
     await this.network.host.connectionChanged(this.instanceId, {
       state: 'open',
       ownerJid: session.ownerJid,
