@@ -38,6 +38,7 @@ export interface Config {
   nodeId: string;
   secretsKey: string | undefined;
   metricsEnabled: boolean;
+  eventRetentionMs: number;
   websocketEnabled: boolean;
   websocketGlobalEvents: boolean;
   /** WHATSAPP-BUSINESS (Meta Cloud API); the verify token is resolved by the services when unset. */
@@ -127,6 +128,7 @@ export const settingDocs: SettingDoc[] = [
   { env: 'NATS_PREFIX_KEY', default: '', meaning: 'Prefix of the global subjects.' },
   { env: 'NATS_STREAM', default: 'SWITCHBOARD', meaning: 'JetStream stream holding the events; created when missing, subjects `<instance>.>` added as needed.' },
   { env: 'NATS_STREAM_MAX_AGE_SECONDS', default: '604800', meaning: 'Age limit given to the stream when Switchboard creates it (0 = none).' },
+  { env: 'EVENT_RETENTION_DAYS', default: '7', meaning: 'Delivered and cancelled webhook deliveries, and events every destination has handled, are removed after this many days (pending and dead-lettered ones are kept).' },
   { env: 'METRICS_ENABLED', default: 'false', meaning: 'Serve Prometheus metrics at `GET /metrics` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.' },
   { env: 'NODE_ID', default: '<hostname>-<pid>', meaning: 'Name of this node (in logs and queue leases).' },
 ];
@@ -293,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     nodeId: read.string('NODE_ID', `${hostname()}-${process.pid}`),
     secretsKey: read.optional('SECRETS_KEY'),
     metricsEnabled: read.bool('METRICS_ENABLED', false),
+    eventRetentionMs: read.number('EVENT_RETENTION_DAYS', 7, 0.001, 3650) * 86400_000,
     websocketEnabled: read.bool('WEBSOCKET_ENABLED', false),
     websocketGlobalEvents: read.bool('WEBSOCKET_GLOBAL_EVENTS', false),
     waBusiness: {

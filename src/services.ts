@@ -17,6 +17,7 @@ import { SendOutcomes } from './messages/send-outcomes.js';
 import { SandboxNetwork } from './connectors/sandbox/network.js';
 import { evolutionConnector } from './connectors/evolution.js';
 import { Metrics } from './observability/metrics.js';
+import { EventRetention } from './events/retention.js';
 import { createBrokerRelays, type BrokerRelays } from './events/brokers/index.js';
 import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
 import { createWhatsAppWebFactory } from './connectors/whatsapp-web/index.js';
@@ -37,6 +38,7 @@ export interface Services {
   sandbox: SandboxNetwork;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
+  retention: EventRetention;
   brokers: BrokerRelays;
   /** WHATSAPP-BUSINESS settings with the verify token resolved. */
   cloudApi: CloudApiSettings;
@@ -114,6 +116,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
   events.onDeliveriesQueued((lanes) => webhooks.wakeLanes(lanes));
+  const retention = new EventRetention(store.db, config.eventRetentionMs, logger);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks });
@@ -134,6 +137,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     sandbox,
     webhooks,
     metrics,
+    retention,
     brokers,
     cloudApi,
     async start() {
@@ -142,9 +146,11 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       webhooks.start();
       await brokers.start();
       workers.start();
+      retention.start();
       await liveRuntime.startAll();
     },
     async stop() {
+      retention.stop();
       await workers.stop();
       await liveRuntime.stopAll();
       await webhooks.stop();

@@ -1,0 +1,69 @@
+// Retention of the event log: delivered and cancelled deliveries and fully handled outbox events older than the window go.
+import type { Db } from '../store/db.js';
+import type { Logger } from '../logger.js';
+
+const sweepEveryMs = 3600_000;
+const rowsPerStatement = 5_000;
+
+/**
+ * Keeps `deliveries` and `outbox` from growing forever. Never removed: pending or dead deliveries (they may still be
+ * delivered or replayed), and events a broker relay has not passed yet.
+ */
+export class EventRetention {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly retentionMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    const run = () => {
+      void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'event retention sweep failed'));
+      this.timer = setTimeout(run, sweepEveryMs);
+      this.timer.unref();
+    };
+    this.timer = setTimeout(run, 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Removes what is past the window; answers how many deliveries and events went. */
+  async sweep(now = Date.now()): Promise<{ deliveries: number; events: number }> {
+    const before = now - this.retentionMs;
+    let deliveries = 0;
+    for (;;) {
+      const batch = await this.db
+        .selectFrom('deliveries')
+        .select('id')
+        .where('state', 'in', ['delivered', 'cancelled'])
+        .where('created_at', '<', before)
+        .limit(rowsPerStatement)
+        .execute();
+      if (batch.length === 0) break;
+      await this.db.deleteFrom('deliveries').where('id', 'in', batch.map((r) => r.id)).execute();
+      deliveries += batch.length;
+    }
+    const relayed = await this.db.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).executeTakeFirst();
+    let events = 0;
+    for (;;) {
+      let query = this.db
+        .selectFrom('outbox')
+        .select('seq')
+        .where('created_at', '<', before)
+        .where('id', 'not in', this.db.selectFrom('deliveries').select('event_id'))
+        .limit(rowsPerStatement);
+      if (relayed?.seq !== null && relayed?.seq !== undefined) query = query.where('seq', '<=', Number(relayed.seq));
+      const batch = await query.execute();
+      if (batch.length === 0) break;
+      await this.db.deleteFrom('outbox').where('seq', 'in', batch.map((r) => r.seq)).execute();
+      events += batch.length;
+    }
+    if (deliveries + events > 0) this.logger.info({ deliveries, events }, 'old event log removed');
+    return { deliveries, events };
+  }
+}
