@@ -145,6 +145,18 @@ export interface CpuShare {
   server: number | undefined;
   driver: number;
   other: number | undefined;
+  /** Bytes the server process caused to be written to storage (SQLite file and WAL; PostgreSQL writes in its own processes). */
+  serverWriteBytes: number | undefined;
+}
+
+function pidWriteBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /^write_bytes:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts a window; the returned function ends it. */
@@ -153,11 +165,13 @@ export function cpuMeter(pid: number | undefined): () => CpuShare {
   const wall0 = process.hrtime.bigint();
   const machine0 = machineCpu();
   const server0 = pidCpuTicks(pid);
+  const written0 = pidWriteBytes(pid);
   const driver0 = process.cpuUsage();
   return () => {
     const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
     const machine1 = machineCpu();
     const server1 = pidCpuTicks(pid);
+    const written1 = pidWriteBytes(pid);
     const d = process.cpuUsage(driver0);
     const driver = (d.user + d.system) / 1e6 / wallS;
     const server = server0 !== undefined && server1 !== undefined ? (server1 - server0) / clockTicks / wallS : undefined;
@@ -166,7 +180,8 @@ export function cpuMeter(pid: number | undefined): () => CpuShare {
       const busyCores = ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * cores;
       other = Math.max(0, busyCores - driver - (server ?? 0));
     }
-    return { server, driver, other };
+    const serverWriteBytes = written0 !== undefined && written1 !== undefined ? written1 - written0 : undefined;
+    return { server, driver, other, serverWriteBytes };
   };
 }
 

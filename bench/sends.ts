@@ -11,10 +11,22 @@
 // PostgreSQL: BENCH_POSTGRES_URL (default TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test) is used to
 // create a fresh database bench_<random> that is dropped afterwards; unreachable means the PostgreSQL run is skipped.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fmt, freePort, installExitHandlers, killAllNow, pgUrl, root, startChild, stopChild, waitReady, type Child } from './lib-bench.js';
+import {
+  cpuMeter,
+  fmt,
+  freePort,
+  installExitHandlers,
+  killAllNow,
+  percentile,
+  pgUrl,
+  startChild,
+  stopChild,
+  waitReady,
+  type CpuShare,
+} from './lib-bench.js';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
@@ -66,77 +78,6 @@ const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=
 installExitHandlers();
 
 // ---------------------------------------------------------------------------------------------------------------
-// CPU accounting (Linux /proc; absent elsewhere): who used the cores during the measured window.
-
-const clockTicks = 100;
-
-function machineCpu(): { busy: number; total: number } | undefined {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
-    const fields = line.trim().split(/\s+/).slice(1).map(Number);
-    const idle = fields[3] + (fields[4] ?? 0);
-    const total = fields.reduce((a, b) => a + b, 0);
-    return { busy: total - idle, total };
-  } catch {
-    return undefined;
-  }
-}
-
-function pidCpuTicks(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return undefined;
-  }
-}
-
-interface CpuShare {
-  server: number | undefined;
-  driver: number;
-  other: number | undefined;
-  /** Bytes the server process caused to be written to storage (SQLite file and WAL; PostgreSQL writes in its own processes). */
-  serverWriteBytes: number | undefined;
-}
-
-function pidWriteBytes(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const match = /^write_bytes:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function cpuMeter(pid: number | undefined) {
-  const cores = availableParallelism();
-  const wall0 = process.hrtime.bigint();
-  const machine0 = machineCpu();
-  const server0 = pidCpuTicks(pid);
-  const written0 = pidWriteBytes(pid);
-  const driver0 = process.cpuUsage();
-  return (): CpuShare => {
-    const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
-    const machine1 = machineCpu();
-    const server1 = pidCpuTicks(pid);
-    const written1 = pidWriteBytes(pid);
-    const d = process.cpuUsage(driver0);
-    const driver = (d.user + d.system) / 1e6 / wallS;
-    const server = server0 !== undefined && server1 !== undefined ? (server1 - server0) / clockTicks / wallS : undefined;
-    let other: number | undefined;
-    if (machine0 && machine1 && machine1.total > machine0.total) {
-      const busyCores = ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * cores;
-      other = Math.max(0, busyCores - driver - (server ?? 0));
-    }
-    const serverWriteBytes = written0 !== undefined && written1 !== undefined ? written1 - written0 : undefined;
-    return { server, driver, other, serverWriteBytes };
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Load
 
 interface Load {
@@ -156,11 +97,6 @@ interface Measured {
   p99: number;
   problems: string[];
   cpu: CpuShare;
-}
-
-function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
 async function runLoad(load: Load, connections: number, seconds: number, pid: number | undefined): Promise<Measured> {
