@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { pgUrl, startReceiver, storeTargets, until } from './harness.js';
-import { client, freePort, killService, startService, waitUntilUp } from './service-process.js';
+import { killService, linkSandbox, serviceSetup, startService, waitUntilUp } from './service-process.js';
 
 const targets = await storeTargets();
 
@@ -85,32 +85,15 @@ describe.each(targets)('crash and restart of the service on $name', (target) => 
       const dir = mkdtempSync(join(tmpdir(), 'sb-restart-'));
       const probe = target.name === 'sqlite' ? sqliteProbe(dir) : await postgresProbe();
       const rx = await startReceiver();
-      const key = `global-${randomBytes(8).toString('hex')}`;
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const env = {
-        AUTHENTICATION_API_KEY: key,
-        SERVER_PORT: String(port),
-        SERVER_HOST: '127.0.0.1',
-        SERVER_URL: base,
-        DATA_DIR: join(dir, 'data'),
-        DATABASE_CONNECTION_URI: probe.uri,
-        LOG_LEVEL: 'warn',
+      const { base, env, api } = await serviceSetup(join(dir, 'data'), probe.uri, {
         WEBHOOK_RETRY_INITIAL_DELAY_SECONDS: '0.1',
         WEBHOOK_RETRY_MAX_DELAY_SECONDS: '0.5',
-      };
-      const api = client(base, key);
+      });
       let service = startService(env);
       try {
         await waitUntilUp(base, service);
 
-        const link = async (name: string, number: string) => {
-          const created = await api('POST', 'instance/create', { instanceName: name, integration: 'SANDBOX', qrcode: true });
-          expect(created.status, JSON.stringify(created.body)).toBe(201);
-          const scan = await api('POST', 'sandbox/scan', { code: created.body.qrcode.code, number });
-          expect(scan.status, JSON.stringify(scan.body)).toBe(200);
-          return { id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string };
-        };
+        const link = (name: string, number: string) => linkSandbox(api, name, number);
         const a = await link('crash-a', '4916000000001');
         const b = await link('crash-b', '4916000000002');
         const hook = await api('POST', 'webhook/set/crash-b', { webhook: { enabled: true, url: rx.url, events: ['MESSAGES_UPSERT'] } });

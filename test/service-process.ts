@@ -2,7 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { afterAll } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, expect } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
 const tsxBin = join(root, 'node_modules', '.bin', 'tsx');
@@ -95,3 +96,30 @@ export async function waitUntilUp(base: string, service: Service, timeoutMs = 90
 }
 
 export type Api = ReturnType<typeof client>;
+
+/** Where a crash test's service listens, its key, and the environment it starts with (`extra` added). */
+export async function serviceSetup(dataDir: string, databaseUri: string, extra: Record<string, string> = {}) {
+  const key = `global-${randomBytes(8).toString('hex')}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    AUTHENTICATION_API_KEY: key,
+    SERVER_PORT: String(port),
+    SERVER_HOST: '127.0.0.1',
+    SERVER_URL: base,
+    DATA_DIR: dataDir,
+    DATABASE_CONNECTION_URI: databaseUri,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+  return { key, base, env, api: client(base, key) };
+}
+
+/** Creates a SANDBOX instance through the API and links it with `number` (QR code, then sandbox/scan). */
+export async function linkSandbox(api: Api, name: string, number: string) {
+  const created = await api('POST', 'instance/create', { instanceName: name, integration: 'SANDBOX', qrcode: true });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const scan = await api('POST', 'sandbox/scan', { code: created.body.qrcode.code, number });
+  expect(scan.status, JSON.stringify(scan.body)).toBe(200);
+  return { name, id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string };
+}

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src/events/webhook/signing.js';
 import { pgUrl, storeTargets, until } from './harness.js';
-import { client, freePort, killService, startService, waitUntilUp, type Api } from './service-process.js';
+import { freePort, killService, linkSandbox, serviceSetup, startService, waitUntilUp, type Api } from './service-process.js';
 
 const targets = await storeTargets();
 
@@ -197,38 +197,21 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
       const rx = receiver(rxPort);
       const rxUrl = `http://127.0.0.1:${rxPort}/hook`;
       const secret = `whsec_${randomBytes(32).toString('base64')}`;
-      const key = `global-${randomBytes(8).toString('hex')}`;
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const env = {
-        AUTHENTICATION_API_KEY: key,
-        SERVER_PORT: String(port),
-        SERVER_HOST: '127.0.0.1',
-        SERVER_URL: base,
-        DATA_DIR: join(dir, 'data'),
-        DATABASE_CONNECTION_URI: store.uri,
-        LOG_LEVEL: 'warn',
+      const { base, env, api } = await serviceSetup(join(dir, 'data'), store.uri, {
         WEBHOOK_RETRY_INITIAL_DELAY_SECONDS: '0.2',
         WEBHOOK_RETRY_MAX_DELAY_SECONDS: '0.5',
         WEBHOOK_RETRY_MAX_ATTEMPTS: '100',
         // A delivery claimed at the instant of the kill is leased for this timeout + 30 s before it is tried again
-        // (see queries.ts `claim`); a short timeout keeps that possible stall inside the test's time budget.
+        // (see queries.ts `claimMany`); a short timeout keeps that possible stall inside the test's time budget.
         WEBHOOK_REQUEST_TIMEOUT_MS: '2000',
         // Webhooks must not be refused for pointing at loopback.
         OUTBOUND_DENY_PRIVATE: 'false',
-      };
-      const api = client(base, key);
+      });
       let service = startService(env);
       try {
         await waitUntilUp(base, service);
 
-        const link = async (name: string, number: string) => {
-          const created = await api('POST', 'instance/create', { instanceName: name, integration: 'SANDBOX', qrcode: true });
-          expect(created.status, JSON.stringify(created.body)).toBe(201);
-          const scan = await api('POST', 'sandbox/scan', { code: created.body.qrcode.code, number });
-          expect(scan.status, JSON.stringify(scan.body)).toBe(200);
-          return { name, id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string };
-        };
+        const link = (name: string, number: string) => linkSandbox(api, name, number);
         const a = await link('A', numberA);
         const b = await link('B', numberB);
 
