@@ -1,0 +1,118 @@
+// The event transports as a user switches them on: environment settings, the set routes, and a real consumer each.
+import { randomBytes } from 'node:crypto';
+import { connect as amqpConnect } from 'amqplib';
+import { connect as natsConnect, StringCodec } from 'nats';
+import { io as ioClient } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
+
+const AMQP_URI = process.env.TEST_RABBITMQ_URI ?? 'amqp://guest:guest@127.0.0.1:5672';
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+async function reachable(check: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const brokersUp =
+  (await reachable(async () => (await amqpConnect(AMQP_URI, { timeout: 2000 })).close())) &&
+  (await reachable(async () => (await natsConnect({ servers: NATS_URL, timeout: 2000, maxReconnectAttempts: 0 })).close()));
+if (!brokersUp) {
+  if (process.env.REQUIRE_SERVICES === '1') throw new Error(`REQUIRE_SERVICES=1 but RabbitMQ (${AMQP_URI}) or NATS (${NATS_URL}) is not reachable`);
+  console.warn(`\n*** RabbitMQ or NATS not reachable: the transport wiring suite is SKIPPED ***\n`);
+}
+const targets = await storeTargets();
+
+describe.each(targets)('event transports switched on by configuration ($name)', (target) => {
+  describe.skipIf(!target.available || !brokersUp)('websocket, RabbitMQ and NATS', () => {
+    const run = randomBytes(4).toString('hex');
+    const name = `wire-${run}`;
+    const stream = `WIRE_${run.toUpperCase()}`;
+    let t: TestApp;
+    let apikey: string;
+
+    beforeAll(async () => {
+      t = await startApp(target, {
+        WEBSOCKET_ENABLED: 'true',
+        RABBITMQ_ENABLED: 'true',
+        RABBITMQ_URI: AMQP_URI,
+        RABBITMQ_EXCHANGE_NAME: `wire_global_${run}`,
+        NATS_ENABLED: 'true',
+        NATS_URL,
+        NATS_STREAM: stream,
+      });
+      apikey = (await linkedSandbox(t, name, '5511933330001')).apikey;
+    });
+    afterAll(async () => {
+      await t?.close();
+      const model = await amqpConnect(AMQP_URI).catch(() => undefined);
+      if (model) {
+        const channel = await model.createChannel();
+        await channel.deleteQueue(`${name}.messages.upsert`).catch(() => undefined);
+        await channel.deleteExchange(name).catch(() => undefined);
+        await model.close();
+      }
+      const nc = await natsConnect({ servers: NATS_URL }).catch(() => undefined);
+      if (nc) {
+        await (await nc.jetstreamManager()).streams.delete(stream).catch(() => undefined);
+        await nc.close();
+      }
+    });
+
+    it('delivers an incoming message to a socket.io client, a RabbitMQ queue and a NATS subscriber', async () => {
+      for (const [path, body] of [
+        ['websocket/set', { websocket: { enabled: true, events: ['MESSAGES_UPSERT'] } }],
+        ['rabbitmq/set', { rabbitmq: { enabled: true, events: ['MESSAGES_UPSERT'] } }],
+        ['nats/set', { nats: { enabled: true, events: ['MESSAGES_UPSERT'] } }],
+      ] as const) {
+        const res = await t.api('POST', `${path}/${name}`, { key: apikey, body });
+        expect(res.status, path).toBe(201);
+      }
+
+      const socketEvents: { event: string; data: { message: { conversation: string } } }[] = [];
+      const socket = ioClient(`${t.url}/${name}`, { transports: ['websocket'], auth: { apikey }, reconnection: false });
+      socket.on('messages.upsert', (payload) => socketEvents.push(payload));
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', () => resolve());
+        socket.once('connect_error', reject);
+      });
+      const nc = await natsConnect({ servers: NATS_URL });
+      const natsMessages: string[] = [];
+      const subscription = nc.subscribe(`${name}.messages.upsert`, { callback: (_error, msg) => natsMessages.push(StringCodec().decode(msg.data)) });
+
+      try {
+        const injected = await t.api('POST', `sandbox/inject/${name}`, { key: apikey, body: { from: '5511933330002', text: 'to every transport' } });
+        expect(injected.status).toBe(201);
+
+        await until(() => socketEvents.length === 1, 10_000);
+        expect(socketEvents[0]).toMatchObject({ event: 'messages.upsert', instance: name, data: { message: { conversation: 'to every transport' } } });
+        expect(socketEvents[0]).not.toHaveProperty('destination');
+
+        await until(() => natsMessages.length === 1, 10_000);
+        expect(JSON.parse(natsMessages[0])).toMatchObject({ event: 'messages.upsert', instance: name });
+
+        const model = await amqpConnect(AMQP_URI);
+        try {
+          const channel = await model.createChannel();
+          const got = await until(async () => {
+            const message = await channel.get(`${name}.messages.upsert`, { noAck: true }).catch(() => false as const);
+            return message === false ? undefined : message;
+          }, 10_000);
+          expect(got.fields.routingKey).toBe('messages.upsert');
+          expect(got.fields.exchange).toBe(name);
+          expect(JSON.parse(got.content.toString())).toMatchObject({ event: 'messages.upsert', instance: name, data: { message: { conversation: 'to every transport' } } });
+        } finally {
+          await model.close();
+        }
+      } finally {
+        subscription.unsubscribe();
+        await nc.close();
+        socket.close();
+      }
+    });
+  });
+});
