@@ -161,7 +161,7 @@ export class SendWorkers {
     for (let i = start; i < rows.length && run.length < maxBatch; i++) {
       const row = rows[i];
       if (row.attempts !== 0 || row.expires_at <= now || row.next_attempt_at > now) break;
-      if ((JSON.parse(row.payload) as QueuePayload).delay > 0) break;
+      if (payloadOf(row).delay > 0) break;
       run.push(row);
     }
     return run;
@@ -173,7 +173,7 @@ export class SendWorkers {
     const instance = this.deps.instanceById(instanceId);
     const connector = this.deps.connectorOf(instanceId);
     if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false };
-    const payloads = rows.map((row) => JSON.parse(row.payload) as QueuePayload);
+    const payloads = rows.map(payloadOf);
     const contents = new Map<string, Record<string, unknown>>();
     await inUnit(db, async (unit) => {
       await unit.tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)).execute();
@@ -225,7 +225,7 @@ export class SendWorkers {
       await this.fail(instance, row, 'the send expired before the instance could deliver it');
       return true;
     }
-    const payload = JSON.parse(row.payload) as QueuePayload;
+    const payload = payloadOf(row);
     let content: Record<string, unknown> | undefined;
     await inUnit(db, async (unit) => {
       await unit.tx.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq).execute();
@@ -280,7 +280,7 @@ export class SendWorkers {
   }
 
   private async fail(instance: Instance, row: Selectable<SendQueueTable>, reason: string): Promise<void> {
-    const payload = JSON.parse(row.payload) as QueuePayload;
+    const payload = payloadOf(row);
     this.deps.onOutcome?.(instance, 'error');
     await inUnit(this.deps.db, async (unit) => {
       await unit.tx.deleteFrom('send_queue').where('seq', '=', row.seq).execute();
@@ -315,4 +315,16 @@ export class SendWorkers {
 function outboundOf(payload: QueuePayload, content: Record<string, unknown> | undefined): OutboundMessage {
   // A queue entry whose message row is gone (instance deleted meanwhile) cannot be sent: the connector refuses it.
   return { ...payload.outbound, content: content ?? {} };
+}
+
+const parsedPayloads = new WeakMap<Selectable<SendQueueTable>, QueuePayload>();
+
+/** A queue row's payload, parsed once per fetched row (the batch check and the send both read it). */
+function payloadOf(row: Selectable<SendQueueTable>): QueuePayload {
+  let payload = parsedPayloads.get(row);
+  if (!payload) {
+    payload = JSON.parse(row.payload) as QueuePayload;
+    parsedPayloads.set(row, payload);
+  }
+  return payload;
 }
