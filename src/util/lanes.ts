@@ -10,8 +10,11 @@ export interface LaneHead {
 export interface LaneSchedulerOptions {
   /** Lists lanes that have work, with the time their head item becomes ready. */
   listLanes(): Promise<LaneHead[]>;
-  /** Works through a lane in order until it is empty or its head must wait. */
-  runLane(key: string): Promise<void>;
+  /**
+   * Works through a lane in order until it is empty or its head must wait; answers when that head is due (epoch ms),
+   * if it knows, so the lane runs again then.
+   */
+  runLane(key: string): Promise<number | void>;
   maxConcurrentLanes: number;
   /** Safety poll interval: work written by other nodes or missed wake-ups are found within this time. */
   pollMs: number;
@@ -20,6 +23,12 @@ export interface LaneSchedulerOptions {
 
 export class LaneScheduler {
   private readonly busy = new Set<string>();
+  /** Busy lanes woken while running: their runner may have looked before the new work was there. */
+  private readonly wokenWhileBusy = new Set<string>();
+  /** A scan left ready lanes waiting for a free runner. */
+  private deferred = false;
+  /** Lanes whose head waits for a retry, each woken when it is due. */
+  private readonly dueTimers = new Map<string, NodeJS.Timeout>();
   private timer: NodeJS.Timeout | undefined;
   private scanning = false;
   private rescan = false;
@@ -45,18 +54,19 @@ export class LaneScheduler {
     this.scanDone = new Promise((resolve) => setImmediate(() => void this.scan().finally(resolve)));
   }
 
-  /**
-   * Work arrived for one lane: a busy lane's runner finds it (runners work until their lane is empty and the
-   * scheduler rescans when a runner ends), so only an idle lane needs a scan.
-   */
+  /** Work arrived for one lane: it runs now (or after its current run), without a scan of every lane. */
   wakeLane(key: string): void {
-    if (this.busy.has(key)) return;
-    this.wake();
+    if (this.stopped) return;
+    if (this.busy.has(key)) this.wokenWhileBusy.add(key);
+    else if (this.busy.size < this.options.maxConcurrentLanes) this.launch(key);
+    else this.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    for (const timer of this.dueTimers.values()) clearTimeout(timer);
+    this.dueTimers.clear();
     // A scan in flight queries the store: let it finish before the caller closes the store.
     await this.scanDone;
     if (this.busy.size === 0) return;
@@ -78,6 +88,7 @@ export class LaneScheduler {
             continue;
           }
           if (this.busy.size >= this.options.maxConcurrentLanes) {
+            this.deferred = true;
             nextDue = Math.min(nextDue, now + 5);
             break;
           }
@@ -99,16 +110,43 @@ export class LaneScheduler {
 
   private launch(key: string): void {
     this.busy.add(key);
+    const due = this.dueTimers.get(key);
+    if (due) {
+      clearTimeout(due);
+      this.dueTimers.delete(key);
+    }
     this.options
       .runLane(key)
-      .catch((error: unknown) => this.options.onError(error))
+      .then(
+        (readyAt) => {
+          if (typeof readyAt === 'number' && !this.stopped) this.wakeWhenDue(key, readyAt);
+        },
+        (error: unknown) => this.options.onError(error),
+      )
       .finally(() => {
         this.busy.delete(key);
         if (this.stopped) {
           if (this.busy.size === 0) for (const resolve of this.idle.splice(0)) resolve();
           return;
         }
-        this.wake();
+        if (this.wokenWhileBusy.delete(key)) this.launch(key);
+        else if (this.deferred) {
+          // A runner is free now: lanes a scan could not start get their turn.
+          this.deferred = false;
+          this.wake();
+        }
       });
+  }
+
+  private wakeWhenDue(key: string, readyAt: number): void {
+    const timer = setTimeout(
+      () => {
+        this.dueTimers.delete(key);
+        this.wakeLane(key);
+      },
+      Math.max(0, readyAt - Date.now()),
+    );
+    timer.unref();
+    this.dueTimers.set(key, timer);
   }
 }

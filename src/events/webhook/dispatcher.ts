@@ -83,7 +83,8 @@ export class WebhookDispatcher {
     await this.scheduler.stop();
   }
 
-  private async runLane(key: string): Promise<void> {
+  /** Delivers a lane's ready deliveries in order; answers when it should run again, if it has more to do. */
+  private async runLane(key: string): Promise<number | undefined> {
     const db = this.deps.store.db;
     const lane = parseLaneKey(key);
     let handled = 0;
@@ -95,13 +96,14 @@ export class WebhookDispatcher {
         if (Number(row.next_attempt_at) > now) break;
         ready.push(row);
       }
-      if (ready.length === 0) return;
+      if (ready.length === 0) return rows.length > 0 ? Number(rows[0].next_attempt_at) : undefined;
       // A lease value of this run only (ms of jitter), so the ids it holds can be read back.
       const leaseUntil = now + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs + Math.floor(Math.random() * 1000);
       const held = await claimMany(db, ready, now, leaseUntil);
       const outcomes: { row: DeliveryRow; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' }[] = [];
       const release: number[] = [];
       let laneWaits = false;
+      let retryAt: number | undefined;
       for (const row of ready) {
         if (!held.has(row.id) || laneWaits) {
           if (held.has(row.id)) release.push(row.id);
@@ -118,7 +120,10 @@ export class WebhookDispatcher {
         }
         outcomes.push({ row, patch: attempt.patch, result: attempt.result });
         // A head waiting for its retry holds back the rest of its lane (per-instance order).
-        if (attempt.result === 'retry') laneWaits = true;
+        if (attempt.result === 'retry') {
+          laneWaits = true;
+          retryAt = Number(attempt.patch.next_attempt_at);
+        }
       }
       const recorded = await settleMany(
         db,
@@ -131,8 +136,10 @@ export class WebhookDispatcher {
         if (recorded.has(outcome.row.id)) this.report(outcome.row, outcome.result, outcome.patch);
         else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
       }
-      if (laneWaits) return;
+      if (laneWaits) return retryAt;
     }
+    // Its share of this turn is used up (or the dispatcher stops): the lane runs again right after other work.
+    return Date.now();
   }
 
   /** One attempt of a claimed delivery; what to record (or `released`: the attempt did not count). */
