@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { inUnit } from '../store/unit.js';
+import { GroupCommit } from '../store/group-commit.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../connectors/connector.js';
 import type { EventName } from '../events/catalog.js';
@@ -30,8 +31,12 @@ export interface RuntimeDeps {
 
 export class InstanceRuntime implements ConnectorHost {
   private readonly connectors = new Map<string, Connector>();
+  /** Frequent reports (messages, receipts, presence, plain events) of all instances share transactions. */
+  private readonly commits: GroupCommit;
 
-  constructor(private readonly deps: RuntimeDeps) {}
+  constructor(private readonly deps: RuntimeDeps) {
+    this.commits = new GroupCommit(deps.db);
+  }
 
   connectorOf(instanceId: string): Connector | undefined {
     return this.connectors.get(instanceId);
@@ -136,7 +141,7 @@ export class InstanceRuntime implements ConnectorHost {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
     const record = this.inboundRecord(instanceId, message);
-    await inUnit(this.deps.db, async (unit) => {
+    await this.commits.run(async (unit) => {
       // The same message delivered twice (a retried send) is stored and announced once.
       if (await this.insertOnce(unit, record)) {
         this.deps.events.emit(unit, this.source(instance), 'MESSAGES_UPSERT', presentMessage(record));
@@ -174,7 +179,7 @@ export class InstanceRuntime implements ConnectorHost {
   async eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    await inUnit(this.deps.db, async (unit) => {
+    await this.commits.run(async (unit) => {
       this.deps.events.emit(unit, this.source(instance), event, data);
     });
   }
@@ -249,13 +254,13 @@ export class InstanceRuntime implements ConnectorHost {
   async messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    await inUnit(this.deps.db, (unit) => this.deps.statuses.record(unit, instance, keyId, status, detail));
+    await this.commits.run((unit) => this.deps.statuses.record(unit, instance, keyId, status, detail));
   }
 
   async presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    await inUnit(this.deps.db, async (unit) => {
+    await this.commits.run(async (unit) => {
       this.deps.events.emit(unit, this.source(instance), 'PRESENCE_UPDATE', {
         id: chatJid,
         presences: { [senderJid]: { lastKnownPresence: presence } },

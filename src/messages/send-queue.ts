@@ -1,6 +1,7 @@
 // Accepting sends: message, status history and queue entry stored together (group-committed) before the 201.
 import type { Db } from '../store/db.js';
-import { inUnit, type Unit } from '../store/unit.js';
+import { GroupCommit } from '../store/group-commit.js';
+import type { Unit } from '../store/unit.js';
 import type { OutboundMessage } from '../connectors/connector.js';
 import { rowFromRecord, type MessageRecord } from './records.js';
 
@@ -19,56 +20,20 @@ export interface SendDraft {
   mediaBlob?: Buffer;
 }
 
-interface Pending {
-  draft: SendDraft;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-const maxBatch = 256;
-
 export class SendQueue {
-  private pending: Pending[] = [];
-  private scheduled = false;
+  private readonly commits: GroupCommit;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly expireAfterMs: number,
     private readonly wake: (instanceId: string, chatJid: string) => void,
-  ) {}
-
-  /** Stores the send; resolves once it is committed (several concurrent sends share one transaction). */
-  accept(draft: SendDraft): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ draft, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+  ) {
+    this.commits = new GroupCommit(db);
   }
 
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, maxBatch);
-      try {
-        await inUnit(this.db, async (unit) => {
-          for (const item of batch) this.write(unit, item.draft);
-        });
-        for (const item of batch) item.resolve();
-      } catch {
-        // One bad send (e.g. an idempotency key taken concurrently) must not fail the others: retry one by one.
-        for (const item of batch) {
-          try {
-            await inUnit(this.db, async (unit) => this.write(unit, item.draft));
-            item.resolve();
-          } catch (error) {
-            item.reject(error);
-          }
-        }
-      }
-    }
+  /** Stores the send; resolves once it is committed (concurrent sends share one transaction). */
+  accept(draft: SendDraft): Promise<void> {
+    return this.commits.run((unit) => this.write(unit, draft));
   }
 
   private write(unit: Unit, draft: SendDraft): void {

@@ -49,7 +49,9 @@ export class StatusRecorder {
       .select(['id', 'key_id', 'remote_jid', 'from_me', 'participant', 'status'])
       .where('instance_id', '=', instance.id)
       .where('from_me', '=', 1)
-      .where('key_id', 'in', keyIds);
+      .where('key_id', 'in', keyIds)
+      // Locked in id order, as other batches lock them, so two batches never wait on each other in a cycle.
+      .orderBy('id');
     if (this.dialect === 'postgres') query = query.forUpdate();
     const byKey = new Map((await query.execute()).map((row) => [row.key_id, row]));
     const changes: StatusChange[] = [];

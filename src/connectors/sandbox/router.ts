@@ -55,10 +55,17 @@ export class SandboxRouter {
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
       return;
     }
-    await host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null));
-    await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
-    this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
-    if (target.instance.settings.readMessages) await this.readBy(target.instance, sender.instanceId, [message.keyId]);
+    // As on a real network, the server's acknowledgement (returning) does not wait for the recipient: its copy and
+    // the receipts are reported in order and recorded by the core together with other reports (group commit).
+    const reports = [
+      host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null)),
+      host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'),
+    ];
+    if (target.instance.settings.readMessages) reports.push(this.readBy(target.instance, sender.instanceId, [message.keyId]));
+    void Promise.all(reports).then(
+      () => this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered'),
+      (error: unknown) => this.deps.logger.error({ err: error, keyId: message.keyId, to: target.instance.name }, 'sandbox delivery could not be recorded'),
+    );
   }
 
   /** The reader read `keys`; each sender that is a sandbox instance gets READ unless the reader hides reads. */
