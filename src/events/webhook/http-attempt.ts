@@ -24,8 +24,17 @@ export interface HttpAttempt {
 const maxDrainBytes = 64 * 1024;
 
 export async function postWebhook(attempt: HttpAttempt): Promise<HttpResult> {
-  const timeout = AbortSignal.timeout(attempt.timeoutMs);
-  const signal = AbortSignal.any([attempt.signal, timeout]);
+  // One controller with a plain timer: AbortSignal.timeout + AbortSignal.any cost more than the request itself here.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, attempt.timeoutMs);
+  const stop = () => controller.abort();
+  if (attempt.signal.aborted) controller.abort();
+  else attempt.signal.addEventListener('abort', stop, { once: true });
+  const signal = controller.signal;
   try {
     const response = await request(attempt.url, {
       method: 'POST',
@@ -41,10 +50,13 @@ export async function postWebhook(attempt: HttpAttempt): Promise<HttpResult> {
     return { kind: 'response', status: response.statusCode };
   } catch (error) {
     if (attempt.signal.aborted) return { kind: 'aborted' };
-    if (timeout.aborted || codeOf(error) === 'UND_ERR_HEADERS_TIMEOUT') return { kind: 'timeout' };
+    if (timedOut || codeOf(error) === 'UND_ERR_HEADERS_TIMEOUT') return { kind: 'timeout' };
     const forbidden = findForbiddenAddressError(error);
     if (forbidden) return { kind: 'error', error: forbidden.message, forbidden: true };
     return { kind: 'error', error: describe(error), forbidden: false };
+  } finally {
+    clearTimeout(timer);
+    attempt.signal.removeEventListener('abort', stop);
   }
 }
 
