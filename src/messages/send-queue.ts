@@ -1,7 +1,7 @@
 // Accepting sends: message, status history and queue entry stored together (group-committed) before the 201.
 import type { Db } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
-import type { Unit } from '../store/unit.js';
+import { inInsertUnit, type InsertUnit } from '../store/unit.js';
 import type { OutboundMessage } from '../connectors/connector.js';
 import { rowFromRecord, type MessageRecord } from './records.js';
 
@@ -21,14 +21,15 @@ export interface SendDraft {
 }
 
 export class SendQueue {
-  private readonly commits: GroupCommit;
+  private readonly commits: GroupCommit<InsertUnit>;
 
   constructor(
     db: Db,
     private readonly expireAfterMs: number,
     private readonly wake: (instanceId: string, chatJid: string) => void,
   ) {
-    this.commits = new GroupCommit(db);
+    // Accepting only inserts rows: on PostgreSQL a whole batch is one statement (one round trip).
+    this.commits = new GroupCommit(db, inInsertUnit);
   }
 
   /** Stores the send; resolves once it is committed (concurrent sends share one transaction). */
@@ -36,7 +37,7 @@ export class SendQueue {
     return this.commits.run((unit) => this.write(unit, draft));
   }
 
-  private write(unit: Unit, draft: SendDraft): void {
+  private write(unit: InsertUnit, draft: SendDraft): void {
     const { record } = draft;
     const now = Date.now();
     if (draft.mediaBlob && draft.payload.outbound.mediaBlobId) {

@@ -2,8 +2,11 @@
 import type { Db } from './db.js';
 import { inUnit, type Unit } from './unit.js';
 
-interface Item {
-  work: (unit: Unit) => unknown;
+/** Runs one unit of work atomically (a transaction, or `inInsertUnit` for insert-only work). */
+export type UnitRunner<U> = <T>(db: Db, work: (unit: U) => Promise<T>) => Promise<T>;
+
+interface Item<U> {
+  work: (unit: U) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -14,17 +17,18 @@ interface Item {
  * never commits before an earlier one. If the shared transaction fails, every unit of the batch is retried alone, so
  * one bad unit fails only its own caller. Work must not wait on another submission to the same committer.
  */
-export class GroupCommit {
-  private pending: Item[] = [];
+export class GroupCommit<U = Unit> {
+  private pending: Item<U>[] = [];
   private flushing = false;
 
   constructor(
     private readonly db: Db,
+    private readonly runUnit: UnitRunner<U> = inUnit as unknown as UnitRunner<U>,
     private readonly maxBatch = 256,
   ) {}
 
   /** Runs `work` in a shared transaction; resolves with its result once committed. */
-  run<T>(work: (unit: Unit) => Promise<T> | T): Promise<T> {
+  run<T>(work: (unit: U) => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.flushing) {
@@ -40,7 +44,7 @@ export class GroupCommit {
         const batch = this.pending.splice(0, this.maxBatch);
         let results: unknown[];
         try {
-          results = await inUnit(this.db, async (unit) => {
+          results = await this.runUnit(this.db, async (unit) => {
             const values: unknown[] = [];
             for (const item of batch) values.push(await item.work(unit));
             return values;
@@ -61,10 +65,10 @@ export class GroupCommit {
     }
   }
 
-  private async oneByOne(batch: Item[]): Promise<void> {
+  private async oneByOne(batch: Item<U>[]): Promise<void> {
     for (const item of batch) {
       try {
-        item.resolve(await inUnit(this.db, async (unit) => item.work(unit)));
+        item.resolve(await this.runUnit(this.db, async (unit) => item.work(unit)));
       } catch (error) {
         item.reject(error);
       }

@@ -8,8 +8,9 @@ type BatchedTable = 'messages' | 'message_status' | 'send_queue' | 'outbox' | 'd
 const insertOrder: BatchedTable[] = ['media_blobs', 'messages', 'message_status', 'send_queue', 'outbox', 'deliveries'];
 const maxRowsPerInsert = 200;
 
-export class Unit {
-  private readonly rows: { [T in BatchedTable]: Insertable<Database[T]>[] } = {
+/** Rows to insert and hooks to run once they are committed: the part of a unit that needs no open transaction. */
+export class RowBuffer {
+  protected readonly rows: { [T in BatchedTable]: Insertable<Database[T]>[] } = {
     messages: [],
     message_status: [],
     send_queue: [],
@@ -19,11 +20,6 @@ export class Unit {
   };
   private readonly hooks: (() => void)[] = [];
   private readonly undo: (() => void)[] = [];
-
-  constructor(
-    readonly tx: Tx,
-    private readonly placeholders: Placeholders = 'question',
-  ) {}
 
   /** Queues a row; all queued rows are inserted together before the transaction commits. */
   insert<T extends BatchedTable>(table: T, row: Insertable<Database[T]>): void {
@@ -43,16 +39,6 @@ export class Unit {
     for (const hook of this.undo.splice(0)) hook();
   }
 
-  /** Writes the queued rows now (use before a query that must see them). */
-  async flush(): Promise<void> {
-    for (const table of insertOrder) {
-      const rows = this.rows[table] as Record<string, unknown>[];
-      while (rows.length > 0) {
-        await this.tx.executeQuery(multiRowInsert(table, rows.splice(0, maxRowsPerInsert), this.placeholders));
-      }
-    }
-  }
-
   runHooks(): void {
     for (const hook of this.hooks.splice(0)) {
       try {
@@ -62,22 +48,71 @@ export class Unit {
       }
     }
   }
+
+  /**
+   * Takes the queued rows as INSERT statements (several rows each), in table order; `numberOnward`: parameters are
+   * numbered on from one statement to the next (for statements joined into one), else each starts at 1.
+   */
+  protected takeInserts(placeholders: Placeholders, numberOnward = false): CompiledQuery[] {
+    const statements: CompiledQuery[] = [];
+    let next = 1;
+    for (const table of insertOrder) {
+      const rows = this.rows[table] as Record<string, unknown>[];
+      while (rows.length > 0) {
+        const statement = multiRowInsert(table, rows.splice(0, maxRowsPerInsert), placeholders, next);
+        if (numberOnward) next += statement.parameters.length;
+        statements.push(statement);
+      }
+    }
+    return statements;
+  }
 }
 
-type Placeholders = 'question' | 'dollar';
+/** A unit of work in an open transaction: queries through `tx`, rows queued for multi-row inserts. */
+export class Unit extends RowBuffer {
+  constructor(
+    readonly tx: Tx,
+    private readonly placeholders: Placeholders = 'question',
+  ) {
+    super();
+  }
+
+  /** Writes the queued rows now (use before a query that must see them). */
+  async flush(): Promise<void> {
+    for (const statement of this.takeInserts(this.placeholders)) await this.tx.executeQuery(statement);
+  }
+}
+
+/** A unit that only inserts rows (no reads, no updates). */
+export class InsertUnit extends RowBuffer {
+  /**
+   * The queued rows as one statement for PostgreSQL (data-modifying WITH clauses: one round trip, atomic without
+   * BEGIN/COMMIT), or as statements to run in one transaction for SQLite.
+   */
+  statements(placeholders: Placeholders): CompiledQuery[] {
+    const joined = placeholders === 'dollar';
+    const inserts = this.takeInserts(placeholders, joined);
+    if (!joined || inserts.length <= 1) return inserts;
+    const last = inserts[inserts.length - 1];
+    const withClauses = inserts.slice(0, -1).map((statement, i) => `w${i} as (${statement.sql})`);
+    return [CompiledQuery.raw(`with ${withClauses.join(', ')} ${last.sql}`, inserts.flatMap((statement) => [...statement.parameters]))];
+  }
+}
+
+export type Placeholders = 'question' | 'dollar';
 
 /**
  * One INSERT for many rows of our own tables, written directly: the hot path of every send and event, where building
  * a query tree per value cost more than the insert itself. Column names come from our code, never from input.
  */
-function multiRowInsert(table: string, rows: Record<string, unknown>[], placeholders: Placeholders): CompiledQuery {
+function multiRowInsert(table: string, rows: Record<string, unknown>[], placeholders: Placeholders, firstParameter: number): CompiledQuery {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const parameters: unknown[] = [];
   const tuples = rows.map((row) => {
     const marks = columns.map((column) => {
       const value = row[column];
       parameters.push(value === undefined ? null : value);
-      return placeholders === 'dollar' ? `$${parameters.length}` : '?';
+      return placeholders === 'dollar' ? `$${firstParameter + parameters.length - 1}` : '?';
     });
     return `(${marks.join(', ')})`;
   });
@@ -100,6 +135,26 @@ export async function inUnit<T>(db: Db, work: (unit: Unit) => Promise<T>): Promi
     return result;
   } catch (error) {
     unit?.runRollbackHooks();
+    throw error;
+  }
+}
+
+/** Runs `work`, which only queues rows, and writes them atomically in as few round trips as the store allows. */
+export async function inInsertUnit<T>(db: Db, work: (unit: InsertUnit) => Promise<T>): Promise<T> {
+  const unit = new InsertUnit();
+  try {
+    const value = await work(unit);
+    const statements = unit.statements(placeholderStyle(db));
+    if (statements.length === 1) await db.executeQuery(statements[0]);
+    else if (statements.length > 1) {
+      await db.transaction().execute(async (tx) => {
+        for (const statement of statements) await tx.executeQuery(statement);
+      });
+    }
+    unit.runHooks();
+    return value;
+  } catch (error) {
+    unit.runRollbackHooks();
     throw error;
   }
 }
