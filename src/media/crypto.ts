@@ -1,6 +1,6 @@
-// WhatsApp media encryption: keys from baileys' getMediaKeys, AES-256-CBC + truncated HMAC.
+// WhatsApp media encryption and decryption: keys from baileys' getMediaKeys, AES-256-CBC + truncated HMAC.
 
-import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { loadBaileys } from './baileys.js';
 import type { MediaKind } from './types.js';
 
@@ -15,6 +15,7 @@ export interface EncryptedMedia {
 
 /** Length of the MAC WhatsApp appends to the ciphertext. */
 export const MEDIA_MAC_LENGTH = 10;
+const AES_BLOCK = 16;
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
 
@@ -39,4 +40,30 @@ export async function encryptMedia(bytes: Buffer, kind: MediaKind): Promise<Encr
     fileEncSha256: sha256(encrypted),
     mediaKeyTimestamp: Math.floor(Date.now() / 1000),
   };
+}
+
+/**
+ * Opens media encrypted by `encryptMedia` (or by any WhatsApp client): checks the trailing 10-byte MAC
+ * (HMAC-SHA256 over iv + ciphertext, compared in constant time) before decrypting with AES-256-CBC.
+ * A wrong MAC (wrong key, wrong kind or damaged bytes) throws.
+ */
+export async function decryptMedia(encrypted: Buffer, mediaKey: Buffer, kind: MediaKind): Promise<Buffer> {
+  if (mediaKey.length !== 32) throw new Error(`media key must be 32 bytes (got ${mediaKey.length})`);
+  const cipherLength = encrypted.length - MEDIA_MAC_LENGTH;
+  if (cipherLength < AES_BLOCK || cipherLength % AES_BLOCK !== 0) {
+    throw new Error(`encrypted media has an impossible length (${encrypted.length} bytes)`);
+  }
+  const { getMediaKeys } = await loadBaileys();
+  const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, kind);
+  if (!macKey) throw new Error('baileys getMediaKeys returned no macKey'); // typed optional, always set
+  const ciphertext = encrypted.subarray(0, cipherLength);
+  const mac = encrypted.subarray(cipherLength);
+  const expected = createHmac('sha256', macKey).update(iv).update(ciphertext).digest().subarray(0, MEDIA_MAC_LENGTH);
+  if (!timingSafeEqual(mac, expected)) throw new Error('encrypted media MAC does not match (wrong media key or kind, or damaged media)');
+  const decipher = createDecipheriv('aes-256-cbc', cipherKey, iv);
+  try {
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  } catch {
+    throw new Error('encrypted media could not be decrypted (bad padding)');
+  }
 }
