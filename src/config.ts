@@ -28,6 +28,7 @@ export interface Config {
   webhookGlobalByEvents: boolean;
   webhookGlobalEvents: Record<string, boolean>;
   webhookRequestTimeoutMs: number;
+  webhookDeliveryThread: boolean;
   webhookRetryMaxAttempts: number;
   webhookRetryInitialDelayMs: number;
   webhookRetryMaxDelayMs: number;
@@ -93,6 +94,11 @@ export const settingDocs: SettingDoc[] = [
   { env: 'WEBHOOK_GLOBAL_WEBHOOK_BY_EVENTS', default: 'false', meaning: 'Append the event suffix (`/messages-upsert`) to the global webhook URL.' },
   { env: 'WEBHOOK_EVENTS_<NAME>', default: '(all on)', meaning: 'Global webhook filter: set `WEBHOOK_EVENTS_MESSAGES_UPSERT=false` to leave an event out. When any is `true`, only those set `true` are sent.' },
   { env: 'WEBHOOK_REQUEST_TIMEOUT_MS', default: '30000', meaning: 'Time limit of one webhook request.' },
+  {
+    env: 'WEBHOOK_DELIVERY_THREAD',
+    default: 'true',
+    meaning: 'Send webhook requests from a worker thread, so deliveries keep their pace while the API is busy (`false`: from the main thread).',
+  },
   { env: 'WEBHOOK_RETRY_MAX_ATTEMPTS', default: '10', meaning: 'Attempts per delivery before it is dead-lettered.' },
   { env: 'WEBHOOK_RETRY_INITIAL_DELAY_SECONDS', default: '10', meaning: 'Wait after the first failed attempt.' },
   { env: 'WEBHOOK_RETRY_MAX_DELAY_SECONDS', default: '21600', meaning: 'Longest wait between attempts.' },
@@ -285,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookGlobalByEvents: read.bool('WEBHOOK_GLOBAL_WEBHOOK_BY_EVENTS', false),
     webhookGlobalEvents,
     webhookRequestTimeoutMs: read.int('WEBHOOK_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    webhookDeliveryThread: read.bool('WEBHOOK_DELIVERY_THREAD', true),
     webhookRetryMaxAttempts: read.int('WEBHOOK_RETRY_MAX_ATTEMPTS', 10, 1, 100),
     webhookRetryInitialDelayMs: read.number('WEBHOOK_RETRY_INITIAL_DELAY_SECONDS', 10, 0.001, 86400) * 1000,
     webhookRetryMaxDelayMs: read.number('WEBHOOK_RETRY_MAX_DELAY_SECONDS', 21600, 0.001, 7 * 86400) * 1000,

@@ -8,7 +8,9 @@ import { InstanceRuntime } from './instances/runtime.js';
 import { InstanceService } from './instances/service.js';
 import { SinkConfigs } from './events/sink-configs.js';
 import { EventWriter } from './events/writer.js';
-import { WebhookDispatcher } from './events/webhook/dispatcher.js';
+import { sendRules, WebhookDispatcher } from './events/webhook/dispatcher.js';
+import { createMediaResolver, mediaResolverSettings } from './events/webhook/media-resolver.js';
+import { ThreadSender } from './events/webhook/thread/host.js';
 import { StatusRecorder } from './messages/status-recorder.js';
 import { SendWorkers } from './messages/send-worker.js';
 import { SendQueue } from './messages/send-queue.js';
@@ -113,6 +115,11 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     sinks,
     box,
     logger,
+    mediaResolver: createMediaResolver(mediaResolverSettings(config)),
+    // Requests leave from a thread of their own unless configured otherwise.
+    ...(config.webhookDeliveryThread
+      ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) }
+      : {}),
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
   events.onDeliveriesQueued((lanes) => webhooks.wakeLanes(lanes));

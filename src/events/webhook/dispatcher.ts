@@ -10,9 +10,9 @@ import type { SinkConfigs } from '../sink-configs.js';
 import { backoffPolicy } from './backoff.js';
 import { resolveDestination } from './destination.js';
 import { deliveryHeaders } from './headers.js';
-import { postWebhook } from './http-attempt.js';
+import { InProcessSender, type OrderedSender, type SendRules, type WebhookRequest } from './ordered-send.js';
 import type { MediaResolver } from './media-base64.js';
-import { judge, settlement, shorten, type RetryRules, type Settlement, type Verdict } from './outcome.js';
+import { settlement, shorten, type RetryRules, type Settlement, type Verdict } from './outcome.js';
 import { deliveryBody, inlineMedia } from './payload.js';
 import { claimMany, laneBatch, laneHeads, laneKey, parseLaneKey, settleMany, type DeliveryRow, type DeliveryWithBody, type Lane } from './queries.js';
 import type { EventEnvelope } from '../writer.js';
@@ -31,28 +31,35 @@ export interface WebhookDispatcherDeps {
   maxConcurrentLanes?: number;
   /** Told every recorded outcome (metrics). */
   onOutcome?: (row: DeliveryRow, result: 'delivered' | 'retry' | 'dead' | 'cancelled') => void;
-  /** HTTP client; defaults to the shared guarded Agent for OUTBOUND_DENY_PRIVATE. */
+  /** HTTP client of the default sender; defaults to the shared guarded Agent for OUTBOUND_DENY_PRIVATE. */
   httpDispatcher?: Dispatcher;
+  /** Sends the requests; defaults to sending on this thread (the service passes a `ThreadSender`). */
+  sender?: OrderedSender;
 }
 
 /** Deliveries handled in one run of a lane before it yields to the scheduler. */
 const maxPerRun = 500;
 /** Deliveries of a lane claimed and recorded together (the requests themselves go one after the other, in order). */
-const batchSize = 20;
+const batchSize = 100;
 /** How long past the request timeout a claimed delivery stays this node's before others may retry it. */
 const leaseMarginMs = 30_000;
+
+/** The request rules of the configuration (timeout, statuses never retried). */
+export function sendRules(config: Config): SendRules {
+  return { timeoutMs: config.webhookRequestTimeoutMs, nonRetryable: config.webhookNonRetryableStatuses };
+}
 
 export class WebhookDispatcher {
   private readonly scheduler: LaneScheduler;
   private readonly logger: Logger;
   private readonly rules: RetryRules;
-  private readonly http: Dispatcher;
+  private readonly sender: OrderedSender;
   private stopping = new AbortController();
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.logger = deps.logger.child({ component: 'webhook-dispatcher' });
     this.rules = { maxAttempts: deps.config.webhookRetryMaxAttempts, backoff: backoffPolicy(deps.config) };
-    this.http = deps.httpDispatcher ?? sharedGuardedDispatcher(deps.config.outboundDenyPrivate);
+    this.sender = deps.sender ?? new InProcessSender(sendRules(deps.config), deps.httpDispatcher ?? sharedGuardedDispatcher(deps.config.outboundDenyPrivate));
     this.scheduler = new LaneScheduler({
       listLanes: async () => (await laneHeads(this.deps.store.db)).map((h) => ({ key: laneKey(h.lane), readyAt: h.readyAt })),
       runLane: (key) => this.runLane(key),
@@ -64,6 +71,7 @@ export class WebhookDispatcher {
 
   start(): void {
     if (this.stopping.signal.aborted) this.stopping = new AbortController();
+    this.sender.start();
     this.scheduler.start();
   }
 
@@ -80,7 +88,9 @@ export class WebhookDispatcher {
   /** Stops taking work and aborts requests in flight; those deliveries stay pending and are sent again later. */
   async stop(): Promise<void> {
     this.stopping.abort();
+    const senderStopped = this.sender.stop();
     await this.scheduler.stop();
+    await senderStopped;
   }
 
   /** Delivers a lane's ready deliveries in order; answers when it should run again, if it has more to do. */
@@ -100,62 +110,74 @@ export class WebhookDispatcher {
       // A lease value of this run only (ms of jitter), so the ids it holds can be read back.
       const leaseUntil = now + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs + Math.floor(Math.random() * 1000);
       const held = await claimMany(db, ready, now, leaseUntil);
-      const outcomes: { row: DeliveryRow; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' }[] = [];
-      const release: number[] = [];
-      let laneWaits = false;
-      let retryAt: number | undefined;
-      for (const row of ready) {
-        if (!held.has(row.id) || laneWaits) {
-          if (held.has(row.id)) release.push(row.id);
-          // Taken by another node meanwhile: the rest waits for the next scan, in order.
-          laneWaits = true;
-          continue;
-        }
-        const attempt = await this.attempt(row, now);
-        handled++;
-        if (attempt.kind === 'released') {
-          release.push(row.id);
-          laneWaits = true;
-          continue;
-        }
-        outcomes.push({ row, patch: attempt.patch, result: attempt.result });
-        // A head waiting for its retry holds back the rest of its lane (per-instance order).
-        if (attempt.result === 'retry') {
-          laneWaits = true;
-          retryAt = Number(attempt.patch.next_attempt_at);
-        }
-      }
+      // Deliveries taken by another node meanwhile, and all after them, wait for the next run, in order.
+      const firstTaken = ready.findIndex((row) => !held.has(row.id));
+      const mine = firstTaken === -1 ? ready : ready.slice(0, firstTaken);
+      const run = await this.attemptInOrder(mine, now);
+      handled += run.outcomes.length;
+      const attempted = new Set(run.outcomes.map((o) => o.row.id));
+      const release = ready.filter((row) => held.has(row.id) && !attempted.has(row.id)).map((row) => row.id);
       const recorded = await settleMany(
         db,
         leaseUntil,
-        outcomes.map((o) => ({ id: o.row.id, patch: o.patch })),
+        run.outcomes.map((o) => ({ id: o.row.id, patch: o.patch })),
         release,
         Date.now(),
       );
-      for (const outcome of outcomes) {
+      for (const outcome of run.outcomes) {
         if (recorded.has(outcome.row.id)) this.report(outcome.row, outcome.result, outcome.patch);
         else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
       }
-      if (laneWaits) return retryAt;
+      if (run.waits || firstTaken !== -1) return run.retryAt;
     }
     // Its share of this turn is used up (or the dispatcher stops): the lane runs again right after other work.
     return Date.now();
   }
 
-  /** One attempt of a claimed delivery; what to record (or `released`: the attempt did not count). */
-  private async attempt(
-    row: DeliveryWithBody,
-    batchStartedAt: number,
-  ): Promise<{ kind: 'released' } | { kind: 'settled'; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' }> {
-    const verdict = await this.send(row);
-    if (verdict.kind === 'cancelled') {
-      return { kind: 'settled', patch: { state: 'cancelled', last_error: verdict.reason }, result: 'cancelled' };
+  /**
+   * Attempts claimed deliveries of one lane in order: requests go to the sender in runs (it stops at the first that
+   * holds the lane); a delivery that cannot even be prepared is judged here. `waits`: the rest of the lane waits.
+   */
+  private async attemptInOrder(rows: DeliveryWithBody[], batchStartedAt: number): Promise<{ outcomes: Outcome[]; waits: boolean; retryAt?: number }> {
+    const prepared: Prepared[] = [];
+    for (const row of rows) prepared.push(await this.prepare(row));
+    const outcomes: Outcome[] = [];
+    let i = 0;
+    while (i < prepared.length) {
+      const item = prepared[i];
+      if ('verdict' in item) {
+        const outcome = this.outcomeOf(item.row, item.verdict, batchStartedAt);
+        if (!outcome) return { outcomes, waits: true };
+        outcomes.push(outcome);
+        if (outcome.result === 'retry') return { outcomes, waits: true, retryAt: Number(outcome.patch.next_attempt_at) };
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < prepared.length && !('verdict' in prepared[end])) end++;
+      const batch = prepared.slice(i, end) as { row: DeliveryWithBody; request: WebhookRequest }[];
+      const verdicts = await this.sender.send(batch.map((b) => b.request));
+      for (let k = 0; k < verdicts.length; k++) {
+        const outcome = this.outcomeOf(batch[k].row, verdicts[k], batchStartedAt);
+        if (!outcome) return { outcomes, waits: true };
+        outcomes.push(outcome);
+        if (outcome.result === 'retry') return { outcomes, waits: true, retryAt: Number(outcome.patch.next_attempt_at) };
+      }
+      // The sender stopped early without a verdict that holds the lane: it is stopping.
+      if (verdicts.length < batch.length) return { outcomes, waits: true };
+      i = end;
     }
-    if (verdict.kind === 'released') return { kind: 'released' };
+    return { outcomes, waits: false };
+  }
+
+  /** What to record for a verdict; undefined for `released` (the attempt did not count). */
+  private outcomeOf(row: DeliveryWithBody, verdict: Verdict | Cancelled, batchStartedAt: number): Outcome | undefined {
+    if (verdict.kind === 'cancelled') return { row, patch: { state: 'cancelled', last_error: verdict.reason }, result: 'cancelled' };
+    if (verdict.kind === 'released') return undefined;
     // Deliveries share the batch's time, so alike outcomes are recorded by one statement (delivered_at is the
     // batch's start); a retry waits from the failure itself.
     const outcome = settlement(verdict, row, verdict.kind === 'delivered' ? batchStartedAt : Date.now(), this.rules);
-    return { kind: 'settled', patch: outcome.patch, result: outcome.state === 'pending' ? 'retry' : outcome.state === 'delivered' ? 'delivered' : 'dead' };
+    return { row, patch: outcome.patch, result: outcome.state === 'pending' ? 'retry' : outcome.state === 'delivered' ? 'delivered' : 'dead' };
   }
 
   /** Metrics and logs of a recorded outcome (a child logger only when something is worth a line). */
@@ -176,34 +198,28 @@ export class WebhookDispatcher {
     else log.info({ attempt, error: patch.last_error, retryAt: patch.next_attempt_at }, 'webhook delivery failed; will retry');
   }
 
-  private async send(row: DeliveryWithBody): Promise<Verdict | { kind: 'cancelled'; reason: string }> {
+  /** The request of a delivery as its webhook stands now, or the verdict when there is nothing to send. */
+  private async prepare(row: DeliveryWithBody): Promise<Prepared> {
     const { config } = this.deps;
-    if (row.body === null) return { kind: 'rejected', status: null, error: 'event no longer in the outbox' };
+    if (row.body === null) return { row, verdict: { kind: 'rejected', status: null, error: 'event no longer in the outbox' } };
     const stored = JSON.parse(row.body) as EventEnvelope;
-    const log = this.logger;
-    let headers: Record<string, string>;
-    let body: string;
     try {
       const destination = await resolveDestination(row, { db: this.deps.store.db, config, sinks: this.deps.sinks, box: this.deps.box });
-      if (destination.kind === 'cancel') return { kind: 'cancelled', reason: destination.reason };
-      const envelope = await inlineMedia(row.event, stored, destination.base64, this.deps.mediaResolver, log);
-      body = deliveryBody(envelope, row.url);
-      headers = deliveryHeaders({ custom: destination.headers, secret: destination.secret, eventId: row.event_id, body });
+      if (destination.kind === 'cancel') return { row, verdict: { kind: 'cancelled', reason: destination.reason } };
+      const envelope = await inlineMedia(row.event, stored, destination.base64, this.deps.mediaResolver, this.logger);
+      const body = deliveryBody(envelope, row.url);
+      const headers = deliveryHeaders({ custom: destination.headers, secret: destination.secret, eventId: row.event_id, body });
+      return { row, request: { url: row.url, headers, body, lastAttempt: row.attempts + 1 >= this.rules.maxAttempts } };
     } catch (error) {
       // Unreadable secret (SECRETS_KEY changed) or malformed settings: an operator can fix it, so retry.
-      return { kind: 'failed', status: null, error: shorten(`cannot prepare request: ${(error as Error).message}`) };
+      return { row, verdict: { kind: 'failed', status: null, error: shorten(`cannot prepare request: ${(error as Error).message}`) } };
     }
-    const result = await postWebhook({
-      url: row.url,
-      headers,
-      body,
-      timeoutMs: config.webhookRequestTimeoutMs,
-      dispatcher: this.http,
-      signal: this.stopping.signal,
-    });
-    return judge(result, config.webhookNonRetryableStatuses, config.webhookRequestTimeoutMs);
   }
 }
+
+type Cancelled = { kind: 'cancelled'; reason: string };
+type Prepared = { row: DeliveryWithBody; request: WebhookRequest } | { row: DeliveryWithBody; verdict: Verdict | Cancelled };
+type Outcome = { row: DeliveryRow; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' };
 
 /** Logged instead of the URL, which may carry tokens in its path or query. */
 function origin(url: string): string {
