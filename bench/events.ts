@@ -3,15 +3,17 @@
 //
 //   npx tsx bench/events.ts                          # sqlite, then postgres; about 2 minutes
 //   npx tsx bench/events.ts --only=sqlite
-//   npx tsx bench/events.ts --sends=5000 --concurrency=64 --rate=1000 --duration=10 --warmup=100 --drain-timeout=25
+//   npx tsx bench/events.ts --sends=5000 --concurrency=64 --rate=1000 --duration=10 --warmup=3000 --pairs=1 --drain-timeout=25
 //   npx tsx bench/events.ts --cpu-prof=/tmp/prof     # V8 CPU profile of each server (npx tsx bench/profile-summary.ts <file>)
 //
 // Each phase gets its own Switchboard child process (LOG_LEVEL=warn, temporary DATA_DIR) and its own fresh store, so
-// a backlog left by one phase cannot slow the next. In each: two SANDBOX instances A and B, linked through
-// sandbox/scan, and a webhook on each (all events) to a node:http receiver in this process that answers 200 at once and
-// records each delivery's id, event, instance, date_time and arrival time. Every send A→B yields four events:
-// send.message and messages.update (SERVER_ACK, DELIVERY_ACK) on A, messages.upsert on B.
-//   warm-up     --warmup sends, drained, not measured;
+// a backlog left by one phase cannot slow the next. In each: --pairs pairs (default 1) of SANDBOX instances A and B,
+// linked through sandbox/scan, and a webhook on each (all events) to a node:http receiver in this process that answers
+// 200 at once and records each delivery's id, event, instance, date_time and arrival time. Sends go round-robin over
+// the pairs. Every send A→B yields four events: send.message and messages.update (SERVER_ACK, DELIVERY_ACK) on A,
+// messages.upsert on B. Each instance's events go out in order, one request after the other (its webhook lane), so
+// one pair measures two lanes; more pairs measure the service as it runs with many numbers.
+//   warm-up     --warmup sends (default 3000, so V8 has optimised the hot paths), drained, not measured;
 //   throughput  a burst of --sends sends (--concurrency in flight); events/s from the first send until drained;
 //   lag         --rate sends/s paced for --duration s (open loop, up to 256 connections), then drained; lag
 //               percentiles over every event of the phase.
@@ -59,6 +61,8 @@ interface Options {
   rate: number;
   durationS: number;
   warmup: number;
+  /** Sender/recipient instance pairs; sends go round-robin over the pairs. */
+  pairs: number;
   drainTimeoutS: number;
   only: Set<string> | undefined;
   phases: Set<string> | undefined;
@@ -71,7 +75,9 @@ function parseArgs(argv: string[]): Options {
     concurrency: 64,
     rate: 1_000,
     durationS: 10,
-    warmup: 100,
+    // Long enough for V8 to optimise the hot paths, as in a service that has been running for a while.
+    warmup: 3_000,
+    pairs: 1,
     drainTimeoutS: 25,
     only: undefined,
     phases: undefined,
@@ -89,13 +95,14 @@ function parseArgs(argv: string[]): Options {
     else if (name === 'rate') options.rate = num();
     else if (name === 'duration') options.durationS = num();
     else if (name === 'warmup') options.warmup = Math.round(num());
+    else if (name === 'pairs') options.pairs = Math.round(num());
     else if (name === 'drain-timeout') options.drainTimeoutS = num();
     else if (name === 'only') options.only = new Set(value.split(',').map((s) => s.trim()));
     else if (name === 'phases') options.phases = new Set(value.split(',').map((s) => s.trim()));
     else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
     else {
       throw new Error(
-        `unknown option ${arg} (known: --sends --concurrency --rate --duration --warmup --drain-timeout --only=sqlite,postgres --phases=throughput,lag --cpu-prof=<dir>)`,
+        `unknown option ${arg} (known: --sends --concurrency --rate --duration --warmup --pairs --drain-timeout --only=sqlite,postgres --phases=throughput,lag --cpu-prof=<dir>)`,
       );
     }
   }
@@ -453,10 +460,12 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
       if (answer.status >= 300) throw new Error(`${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       return answer;
     };
-    const parties = [
-      { name: 'bench-a', number: '5511900000001' },
-      { name: 'bench-b', number: '5511900000002' },
-    ];
+    // Pair i: bench-a<i> sends to bench-b<i> (bench-a / bench-b when there is one pair).
+    const suffix = (i: number) => (options.pairs === 1 ? '' : String(i + 1));
+    const parties = Array.from({ length: options.pairs }, (_, i) => [
+      { name: `bench-a${suffix(i)}`, number: `55119${String(2 * i + 1).padStart(8, '0')}` },
+      { name: `bench-b${suffix(i)}`, number: `55119${String(2 * i + 2).padStart(8, '0')}` },
+    ]).flat();
     const keys: string[] = [];
     for (const party of parties) {
       const created = await api('instance/create', globalKey, { instanceName: party.name, integration: 'SANDBOX', qrcode: true });
@@ -466,7 +475,11 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     for (const [i, party] of parties.entries()) {
       await api(`webhook/set/${party.name}`, keys[i], { webhook: { enabled: true, url: `http://127.0.0.1:${receiver.port}/hook/${store}`, events: [] } });
     }
-    const send = sender(pool, `/messenger/message/sendText/${parties[0].name}`, keys[0], parties[1].number);
+    const senders = Array.from({ length: options.pairs }, (_, i) =>
+      sender(pool, `/messenger/message/sendText/${parties[2 * i].name}`, keys[2 * i], parties[2 * i + 1].number),
+    );
+    let turn = 0;
+    const send: Send = () => senders[turn++ % senders.length]();
     const drainTimeoutMs = options.drainTimeoutS * 1000;
 
     process.stdout.write(`  ${store} ${phase}: warm-up ${options.warmup} sends … `);
@@ -541,8 +554,14 @@ function validate(result: PhaseResult, rows: DeliveryRow[], receiver: Receiver):
       ['messages.update@bench-a', 2 * n],
       ['messages.upsert@bench-b', n],
     ];
-    const off = want.filter(([key, w]) => (result.byEvent.get(key) ?? 0) !== w).map(([key, w]) => `${key} ${result.byEvent.get(key) ?? 0}/${w}`);
-    const others = [...result.byEvent].filter(([key]) => !want.some(([k]) => k === key)).map(([k, v]) => `${k} ${v}`);
+    // Summed over the pairs: bench-a1, bench-a2, … count as bench-a.
+    const bySide = new Map<string, number>();
+    for (const [key, count] of result.byEvent) {
+      const side = key.replace(/@(bench-[ab])\d*$/, '@$1');
+      bySide.set(side, (bySide.get(side) ?? 0) + count);
+    }
+    const off = want.filter(([key, w]) => (bySide.get(key) ?? 0) !== w).map(([key, w]) => `${key} ${bySide.get(key) ?? 0}/${w}`);
+    const others = [...bySide].filter(([key]) => !want.some(([k]) => k === key)).map(([k, v]) => `${k} ${v}`);
     if (off.length > 0 || others.length > 0) result.notes.push(`event mix differs from 4 per send: ${[...off, ...others].join(', ')}`);
   }
 }
@@ -629,7 +648,7 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadAverage()}`);
   console.log(
     `throughput: burst of ${options.sends} sends (${options.concurrency} in flight); lag: ${options.rate} sends/s for ${options.durationS} s; ` +
-      `warm-up ${options.warmup} sends; drain timeout ${options.drainTimeoutS} s; targets ≥ ${targets.eventsPerS} events/s, p99 lag < ${targets.lagP99Ms} ms\n`,
+      `${options.pairs} instance pair${options.pairs === 1 ? '' : 's'} (a webhook lane per instance); warm-up ${options.warmup} sends; drain timeout ${options.drainTimeoutS} s; targets ≥ ${targets.eventsPerS} events/s, p99 lag < ${targets.lagP99Ms} ms\n`,
   );
   const receiver = new Receiver();
   await receiver.listen();
