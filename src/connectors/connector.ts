@@ -73,6 +73,11 @@ export interface Connector {
   /** The current QR code when the instance is waiting to be linked. */
   qr(): QrState | null;
   send(message: OutboundMessage): Promise<void>;
+  /**
+   * Sends messages of one chat in this order, without waiting for each before the next goes (where the messenger
+   * allows that); answers how many were sent before the first failure, and that failure. Absent: one by one.
+   */
+  sendMany?(messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }>;
   sendPresence(chatJid: string, presence: Presence): Promise<void>;
   updatePrivacy(settings: PrivacySettings): Promise<void>;
   markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;

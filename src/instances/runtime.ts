@@ -5,6 +5,8 @@ import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { inUnit } from '../store/unit.js';
 import { GroupCommit } from '../store/group-commit.js';
+import { ReportBatcher } from './report-batcher.js';
+import { KeyedSerialQueue } from '../util/keyed-serial-queue.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../connectors/connector.js';
 import type { EventName } from '../events/catalog.js';
@@ -31,11 +33,16 @@ export interface RuntimeDeps {
 
 export class InstanceRuntime implements ConnectorHost {
   private readonly connectors = new Map<string, Connector>();
-  /** Frequent reports (messages, receipts, presence, plain events) of all instances share transactions. */
+  /** Presence and plain events of all instances share transactions. */
   private readonly commits: GroupCommit;
+  /** Received messages and receipts of all instances, recorded in bulk. */
+  private readonly reports: ReportBatcher;
+  /** Session key writes of each instance, applied in the order asked. */
+  private readonly keyWrites = new KeyedSerialQueue();
 
   constructor(private readonly deps: RuntimeDeps) {
     this.commits = new GroupCommit(deps.db);
+    this.reports = new ReportBatcher({ db: deps.db, events: deps.events, statuses: deps.statuses, sourceOf: (instance) => this.source(instance) });
   }
 
   connectorOf(instanceId: string): Connector | undefined {
@@ -140,13 +147,8 @@ export class InstanceRuntime implements ConnectorHost {
   async messageReceived(instanceId: string, message: InboundMessage): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    const record = this.inboundRecord(instanceId, message);
-    await this.commits.run(async (unit) => {
-      // The same message delivered twice (a retried send) is stored and announced once.
-      if (await this.insertOnce(unit, record)) {
-        this.deps.events.emit(unit, this.source(instance), 'MESSAGES_UPSERT', presentMessage(record));
-      }
-    });
+    // The same message delivered twice (a retried send) is stored and announced once.
+    await this.reports.received(instance, this.inboundRecord(instanceId, message));
   }
 
   private inboundRecord(instanceId: string, message: InboundMessage): MessageRecord {
@@ -226,35 +228,38 @@ export class InstanceRuntime implements ConnectorHost {
     set: async (instanceId, entries) => {
       if (entries.length === 0) return;
       const now = Date.now();
-      await this.deps.db.transaction().execute(async (tx) => {
-        for (const entry of entries) {
-          if (entry.value === null) {
-            await tx
-              .deleteFrom('session_keys')
-              .where('instance_id', '=', instanceId)
-              .where('type', '=', entry.type)
-              .where('id', '=', entry.id)
-              .execute();
-          } else {
-            const value = entry.value;
-            await tx
-              .insertInto('session_keys')
-              .values({ instance_id: instanceId, type: entry.type, id: entry.id, value, updated_at: now })
-              .onConflict((oc) => oc.columns(['instance_id', 'type', 'id']).doUpdateSet({ value, updated_at: now }))
-              .execute();
+      await this.keyWrites.run(instanceId, () =>
+        this.deps.db.transaction().execute(async (tx) => {
+          for (const entry of entries) {
+            if (entry.value === null) {
+              await tx
+                .deleteFrom('session_keys')
+                .where('instance_id', '=', instanceId)
+                .where('type', '=', entry.type)
+                .where('id', '=', entry.id)
+                .execute();
+            } else {
+              const value = entry.value;
+              await tx
+                .insertInto('session_keys')
+                .values({ instance_id: instanceId, type: entry.type, id: entry.id, value, updated_at: now })
+                .onConflict((oc) => oc.columns(['instance_id', 'type', 'id']).doUpdateSet({ value, updated_at: now }))
+                .execute();
+            }
           }
-        }
-      });
+        }),
+      );
     },
     clear: async (instanceId) => {
-      await this.deps.db.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
+      // After the writes asked for before it: a write still in flight must not bring keys back after a logout.
+      await this.keyWrites.run(instanceId, () => this.deps.db.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute());
     },
   };
 
   async messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    await this.commits.run((unit) => this.deps.statuses.record(unit, instance, keyId, status, detail));
+    await this.reports.status(instance, keyId, status, detail);
   }
 
   async presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void> {

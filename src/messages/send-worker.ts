@@ -190,23 +190,10 @@ export class SendWorkers {
         if (message) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
       }
     });
-    let sent = 0;
-    let failure: unknown;
-    let lastYield = performance.now();
-    for (; sent < rows.length; sent++) {
-      // Every few ms, requests and deliveries waiting on I/O get their turn (p99 of the API, webhook lag); in between,
-      // sends follow each other, so what they cause (receipts, events) is recorded in shared transactions.
-      if (performance.now() - lastYield >= yieldEveryMs) {
-        await yieldToEventLoop();
-        lastYield = performance.now();
-      }
-      try {
-        await connector.send(outboundOf(payloads[sent], contents.get(rows[sent].message_id)));
-      } catch (error) {
-        failure = error;
-        break;
-      }
-    }
+    const { sent, error: failure } = await sendInOrder(
+      connector,
+      rows.map((row, i) => outboundOf(payloads[i], contents.get(row.message_id))),
+    );
     if (sent > 0) await this.complete(instance, rows.slice(0, sent), payloads.slice(0, sent));
     if (sent === rows.length) return { advanced: sent, go: true };
     const go = await this.failed(instance, { ...rows[sent], attempts: 1 }, payloads[sent], 1, failure);
@@ -319,6 +306,28 @@ export class SendWorkers {
     }
     return rows.length;
   }
+}
+
+/**
+ * Hands a chat's messages to the connector in order: all at once where it can take them so (`sendMany`), else one
+ * after the other, letting other work in every few ms. Stops at the first failure.
+ */
+async function sendInOrder(connector: Connector, messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }> {
+  if (connector.sendMany) return connector.sendMany(messages);
+  let lastYield = performance.now();
+  for (let sent = 0; sent < messages.length; sent++) {
+    // Requests and deliveries waiting on I/O get their turn (p99 of the API, webhook lag).
+    if (performance.now() - lastYield >= yieldEveryMs) {
+      await yieldToEventLoop();
+      lastYield = performance.now();
+    }
+    try {
+      await connector.send(messages[sent]);
+    } catch (error) {
+      return { sent, error };
+    }
+  }
+  return { sent: messages.length };
 }
 
 /** The message to hand the connector: the queue entry's routing with the stored message's content. */

@@ -41,19 +41,32 @@ export class StatusRecorder {
     return this.advance(unit, instance, recordFromRow(row), next, detail);
   }
 
-  /** Records `next` for several of this instance's own messages at once (the worker's batches). */
-  async recordMany(unit: Unit, instance: Instance, keyIds: string[], next: MessageStatus): Promise<void> {
+  /**
+   * Records `next` for several messages of this instance at once: its own messages (the worker's batches), or with
+   * `ownFirst` the message of each key id as `record` finds it (own first, else a received one: connector receipts).
+   */
+  async recordMany(
+    unit: Unit,
+    instance: Instance,
+    keyIds: string[],
+    next: MessageStatus,
+    options: { detail?: string; ownFirst?: boolean } = {},
+  ): Promise<void> {
     if (keyIds.length === 0) return;
     let query = unit.tx
       .selectFrom('messages')
       .select(['id', 'key_id', 'remote_jid', 'from_me', 'participant', 'status'])
       .where('instance_id', '=', instance.id)
-      .where('from_me', '=', 1)
       .where('key_id', 'in', keyIds)
       // Locked in id order, as other batches lock them, so two batches never wait on each other in a cycle.
       .orderBy('id');
+    if (!options.ownFirst) query = query.where('from_me', '=', 1);
     if (this.dialect === 'postgres') query = query.forUpdate();
-    const byKey = new Map((await query.execute()).map((row) => [row.key_id, row]));
+    const byKey = new Map<string, Awaited<ReturnType<typeof query.execute>>[number]>();
+    for (const row of await query.execute()) {
+      const seen = byKey.get(row.key_id);
+      if (!seen || (row.from_me === 1 && seen.from_me !== 1)) byKey.set(row.key_id, row);
+    }
     const changes: StatusChange[] = [];
     for (const keyId of keyIds) {
       const row = byKey.get(keyId);
@@ -65,7 +78,7 @@ export class StatusRecorder {
         steps,
       });
     }
-    await this.apply(unit, instance, changes);
+    await this.apply(unit, instance, changes, options.detail);
   }
 
   private async advance(unit: Unit, instance: Instance, record: MessageRecord, next: MessageStatus, detail?: string) {

@@ -96,6 +96,16 @@ export class SandboxConnector implements Connector {
     this.lastActivity = Date.now();
   }
 
+  /** The network takes each message in order as it is handed over; the batch is done when all were recorded. */
+  async sendMany(messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }> {
+    const party = this.partyOrThrow();
+    const results = await Promise.allSettled(messages.map((message) => this.network.send(party, message)));
+    this.lastActivity = Date.now();
+    const failed = results.findIndex((result) => result.status === 'rejected');
+    if (failed === -1) return { sent: messages.length };
+    return { sent: failed, error: (results[failed] as PromiseRejectedResult).reason };
+  }
+
   lastActivityAt(): number | null {
     return this.lastActivity;
   }

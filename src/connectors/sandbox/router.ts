@@ -55,17 +55,15 @@ export class SandboxRouter {
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
       return;
     }
-    // As on a real network, the server's acknowledgement (returning) does not wait for the recipient: its copy and
-    // the receipts are reported in order and recorded by the core together with other reports (group commit).
+    // The recipient's copy and the receipts are reported at once, in this order (before anything awaits, so the
+    // messages of one batch keep their order); the core records reports of a turn of the event loop together.
     const reports = [
       host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null)),
       host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'),
     ];
     if (target.instance.settings.readMessages) reports.push(this.readBy(target.instance, sender.instanceId, [message.keyId]));
-    void Promise.all(reports).then(
-      () => this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered'),
-      (error: unknown) => this.deps.logger.error({ err: error, keyId: message.keyId, to: target.instance.name }, 'sandbox delivery could not be recorded'),
-    );
+    await Promise.all(reports);
+    this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
   }
 
   /** The reader read `keys`; each sender that is a sandbox instance gets READ unless the reader hides reads. */

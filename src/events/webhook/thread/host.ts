@@ -47,6 +47,8 @@ export class ThreadSender implements OrderedSender {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const worker = this.worker;
+    // Forgotten at once: a start() during this stop gets a thread of its own.
+    this.worker = undefined;
     if (!worker) return;
     const ended = new Promise<void>((resolve) => {
       worker.on('message', (message: FromThread) => {
@@ -58,7 +60,6 @@ export class ThreadSender implements OrderedSender {
     const timer = setTimeout(() => void worker.terminate(), stopTimeoutMs);
     await ended;
     clearTimeout(timer);
-    this.worker = undefined;
     await worker.terminate();
     this.answerAll();
   }
