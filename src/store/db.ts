@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely
 import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
 import { startCheckpointer, withStatementCache, type Checkpointer } from './sqlite-statements.js';
+import { prepareStatements } from './pg-prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -86,6 +87,7 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
     max: options.poolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  pool.on('connect', (client) => prepareStatements(client));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const current = schema ?? ((await pool.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema || 'public');
   await migrate(db as Kysely<unknown>, 'postgres', current);
