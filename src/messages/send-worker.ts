@@ -293,6 +293,8 @@ export class SendWorkers {
       .selectAll()
       .where('state', '=', 'pending')
       .where('expires_at', '<=', Date.now())
+      // The order of send_queue_expiry, so the sweep reads only what expired.
+      .orderBy('expires_at')
       .orderBy('seq')
       .limit(500)
       .execute();

@@ -211,6 +211,16 @@ const queueByChat: Migration = {
   },
 };
 
+const leanerIndexes: Migration = {
+  async up(db: Kysely<unknown>) {
+    // Every lookup of an instance's queue goes through send_queue_chat; the expiry sweep needs expires_at instead.
+    await db.schema.dropIndex('send_queue_pending').execute();
+    await db.schema.createIndex('send_queue_expiry').on('send_queue').columns(['expires_at', 'seq']).execute();
+    // Nothing reads a message's status history by message: one index less to keep up on every status change.
+    await db.schema.dropIndex('message_status_message').execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -218,6 +228,7 @@ class ListProvider implements MigrationProvider {
       '0001_initial': initial(this.dialect),
       '0002_session_keys_media_cursors': sessionKeysAndMedia(this.dialect),
       '0003_send_queue_chat_index': queueByChat,
+      '0004_leaner_indexes': leanerIndexes,
     };
   }
 }
