@@ -3,11 +3,11 @@
 //
 //   npx tsx bench/events.ts                          # sqlite, then postgres; about 2 minutes
 //   npx tsx bench/events.ts --only=sqlite
-//   npx tsx bench/events.ts --sends=5000 --concurrency=64 --rate=1000 --duration=10 --warmup=3000 --pairs=1 --drain-timeout=25
+//   npx tsx bench/events.ts --sends=5000 --concurrency=64 --rate=1000 --duration=10 --warmup=3000 --pairs=4 --drain-timeout=25
 //   npx tsx bench/events.ts --cpu-prof=/tmp/prof     # V8 CPU profile of each server (npx tsx bench/profile-summary.ts <file>)
 //
 // Each phase gets its own Switchboard child process (LOG_LEVEL=warn, temporary DATA_DIR) and its own fresh store, so
-// a backlog left by one phase cannot slow the next. In each: --pairs pairs (default 1) of SANDBOX instances A and B,
+// a backlog left by one phase cannot slow the next. In each: --pairs pairs (default 4) of SANDBOX instances A and B,
 // linked through sandbox/scan, and a webhook on each (all events) to a node:http receiver in this process that answers
 // 200 at once and records each delivery's id, event, instance, date_time and arrival time. Sends go round-robin over
 // the pairs. Every send A→B yields four events: send.message and messages.update (SERVER_ACK, DELIVERY_ACK) on A,
@@ -77,7 +77,9 @@ function parseArgs(argv: string[]): Options {
     durationS: 10,
     // Long enough for V8 to optimise the hot paths, as in a service that has been running for a while.
     warmup: 3_000,
-    pairs: 1,
+    // A gateway serves many numbers: four pairs (eight instances, eight webhook lanes) by default; --pairs=1 shows
+    // the strictly ordered worst case of one sender and one recipient.
+    pairs: 4,
     drainTimeoutS: 25,
     only: undefined,
     phases: undefined,

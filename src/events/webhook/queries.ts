@@ -101,7 +101,7 @@ export async function settleMany(
     group.ids.push(id);
     groups.set(key, group);
   }
-  return db.transaction().execute(async (tx) => {
+  const write = async (tx: Db): Promise<Set<number>> => {
     const recorded = new Set<number>();
     for (const { patch, ids } of groups.values()) {
       const rows = await tx
@@ -124,7 +124,10 @@ export async function settleMany(
         .execute();
     }
     return recorded;
-  });
+  };
+  // One statement (the usual batch: all delivered alike) is atomic by itself: no BEGIN/COMMIT round trips.
+  if (groups.size + (release.length > 0 ? 1 : 0) <= 1) return write(db);
+  return db.transaction().execute((tx) => write(tx));
 }
 
 /**
