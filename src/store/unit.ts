@@ -50,21 +50,26 @@ export class RowBuffer {
   }
 
   /**
-   * Takes the queued rows as INSERT statements (several rows each), in table order; `numberOnward`: parameters are
-   * numbered on from one statement to the next (for statements joined into one), else each starts at 1.
+   * Takes the queued rows as INSERT statements (several rows each), in table order: for PostgreSQL joined into one
+   * statement (data-modifying WITH clauses: one round trip), for SQLite one per table and chunk.
    */
-  protected takeInserts(placeholders: Placeholders, numberOnward = false): CompiledQuery[] {
+  protected takeInserts(placeholders: Placeholders): CompiledQuery[] {
+    const joined = placeholders === 'dollar';
     const statements: CompiledQuery[] = [];
     let next = 1;
     for (const table of insertOrder) {
       const rows = this.rows[table] as Record<string, unknown>[];
       while (rows.length > 0) {
         const statement = multiRowInsert(table, rows.splice(0, maxRowsPerInsert), placeholders, next);
-        if (numberOnward) next += statement.parameters.length;
+        if (joined) next += statement.parameters.length;
         statements.push(statement);
       }
     }
-    return statements;
+    // PostgreSQL takes at most 65,535 parameters per statement: a larger unit goes as separate statements.
+    if (!joined || statements.length <= 1 || next > maxJoinedParameters) return renumbered(statements, joined);
+    const last = statements[statements.length - 1];
+    const withClauses = statements.slice(0, -1).map((statement, i) => `w${i} as (${statement.sql})`);
+    return [CompiledQuery.raw(`with ${withClauses.join(', ')} ${last.sql}`, statements.flatMap((statement) => [...statement.parameters]))];
   }
 }
 
@@ -85,21 +90,27 @@ export class Unit extends RowBuffer {
 
 /** A unit that only inserts rows (no reads, no updates). */
 export class InsertUnit extends RowBuffer {
-  /**
-   * The queued rows as one statement for PostgreSQL (data-modifying WITH clauses: one round trip, atomic without
-   * BEGIN/COMMIT), or as statements to run in one transaction for SQLite.
-   */
+  /** The queued rows as statements: one for PostgreSQL (atomic without BEGIN/COMMIT), for SQLite to run in one transaction. */
   statements(placeholders: Placeholders): CompiledQuery[] {
-    const joined = placeholders === 'dollar';
-    const inserts = this.takeInserts(placeholders, joined);
-    if (!joined || inserts.length <= 1) return inserts;
-    const last = inserts[inserts.length - 1];
-    const withClauses = inserts.slice(0, -1).map((statement, i) => `w${i} as (${statement.sql})`);
-    return [CompiledQuery.raw(`with ${withClauses.join(', ')} ${last.sql}`, inserts.flatMap((statement) => [...statement.parameters]))];
+    return this.takeInserts(placeholders);
   }
 }
 
-export type Placeholders = 'question' | 'dollar';
+type Placeholders = 'question' | 'dollar';
+
+const maxJoinedParameters = 60_000;
+
+/** Statements numbered on from one to the next, made to stand alone again (each from $1). */
+function renumbered(statements: CompiledQuery[], numberedOn: boolean): CompiledQuery[] {
+  if (!numberedOn || statements.length <= 1) return statements;
+  let offset = 0;
+  return statements.map((statement) => {
+    const shift = offset;
+    offset += statement.parameters.length;
+    const sql = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) - shift}`);
+    return CompiledQuery.raw(sql, [...statement.parameters]);
+  });
+}
 
 /**
  * One INSERT for many rows of our own tables, written directly: the hot path of every send and event, where building
