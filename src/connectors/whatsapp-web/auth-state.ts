@@ -24,6 +24,11 @@ export interface StoreAuth {
   saveCreds(): Promise<void>;
   /** Forgets the pairing attempt of an unlinked session (a pairing code sets `me` before the phone confirms). */
   resetUnlinked(): void;
+  /**
+   * Ends the session's writes: key writes baileys still makes afterwards (a pre-key upload in flight, say) are
+   * dropped, so forgetting the session cannot be undone by them.
+   */
+  close(): void;
 }
 
 function toPlain(value: unknown): Record<string, unknown> {
@@ -38,7 +43,7 @@ function credsFromRecord(record: Record<string, unknown> | null): Authentication
 }
 
 /** The Signal key store on the host's session-key rows; a batch of changes is written in one transaction. */
-function hostKeyStore(host: ConnectorHost, instanceId: string): SignalKeyStore {
+function hostKeyStore(host: ConnectorHost, instanceId: string, closed: () => boolean): SignalKeyStore {
   return {
     async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
       const rows = await host.sessionKeys.get(instanceId, type, ids);
@@ -54,6 +59,7 @@ function hostKeyStore(host: ConnectorHost, instanceId: string): SignalKeyStore {
       return result;
     },
     async set(data: SignalDataSet) {
+      if (closed()) return;
       const entries: { type: string; id: string; value: string | null }[] = [];
       for (const [type, values] of Object.entries(data)) {
         for (const [id, value] of Object.entries(values ?? {})) {
@@ -77,15 +83,19 @@ export async function loadStoreAuth(host: ConnectorHost, instanceId: string, log
   if (!stored) await host.sessionKeys.clear(instanceId);
   const creds = stored ?? initAuthCreds();
   // Baileys' ILogger is structurally what pino gives; keys are cached in memory (5 min) in front of the store.
-  const keys = makeCacheableSignalKeyStore(hostKeyStore(host, instanceId), logger);
+  let closed = false;
+  const keys = makeCacheableSignalKeyStore(hostKeyStore(host, instanceId, () => closed), logger);
   const state: AuthenticationState = { creds, keys };
   const linked = () => Boolean(state.creds.me && state.creds.account);
   return {
     state,
     linked,
     async saveCreds() {
-      if (!linked()) return;
+      if (!linked() || closed) return;
       await host.saveSession(instanceId, { kind: SESSION_KIND, creds: toPlain(state.creds) });
+    },
+    close() {
+      closed = true;
     },
     resetUnlinked() {
       if (linked()) return;

@@ -122,6 +122,7 @@ export class WhatsAppWebConnector implements Connector {
         }
       }
       await this.shutDown();
+      this.auth?.close();
       this.auth = null;
       await forgetStoredAuth(this.host, this.instance.id);
       this.log.info('logged out; session forgotten');
@@ -384,6 +385,7 @@ export class WhatsAppWebConnector implements Connector {
   /** The phone removed this device: the session is useless, forget it and let the core record the logout. */
   private async forgetAfterPhoneLogout(decision: CloseDecision): Promise<void> {
     await this.shutDown();
+    this.auth?.close();
     this.auth = null;
     await forgetStoredAuth(this.host, this.instance.id);
     await this.reportClosedStatus(decision);
