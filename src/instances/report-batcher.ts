@@ -1,6 +1,7 @@
 // Received messages and receipts reported by connectors, recorded in bulk: one transaction per turn of the event loop.
 import type { Db } from '../store/db.js';
 import { inUnit, type Unit } from '../store/unit.js';
+import { BatchCommit } from '../store/group-commit.js';
 import type { EventWriter, EventSource } from '../events/writer.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
 import type { MessageStatus } from '../messages/status.js';
@@ -10,12 +11,6 @@ import type { Instance } from './model.js';
 type Report =
   | { kind: 'received'; instance: Instance; record: MessageRecord }
   | { kind: 'status'; instance: Instance; keyId: string; status: MessageStatus; detail?: string };
-
-interface Pending {
-  report: Report;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
 
 export interface ReportBatcherDeps {
   db: Db;
@@ -36,50 +31,26 @@ const rowsPerInsert = 200;
  * of its reports is recorded alone, so one bad report fails only its own caller.
  */
 export class ReportBatcher {
-  private pending: Pending[] = [];
-  private flushing = false;
+  private readonly batches: BatchCommit<Report, void>;
 
-  constructor(private readonly deps: ReportBatcherDeps) {}
+  constructor(private readonly deps: ReportBatcherDeps) {
+    this.batches = new BatchCommit<Report, void>(
+      deps.db,
+      inUnit,
+      async (unit, reports) => {
+        await this.record(unit, reports);
+        return reports.map(() => undefined);
+      },
+      maxBatch,
+    );
+  }
 
   received(instance: Instance, record: MessageRecord): Promise<void> {
-    return this.add({ kind: 'received', instance, record });
+    return this.batches.submit({ kind: 'received', instance, record });
   }
 
   status(instance: Instance, keyId: string, status: MessageStatus, detail?: string): Promise<void> {
-    return this.add({ kind: 'status', instance, keyId, status, detail });
-  }
-
-  private add(report: Report): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ report, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, maxBatch);
-        try {
-          await inUnit(this.deps.db, (unit) => this.record(unit, batch.map((p) => p.report)));
-          for (const item of batch) item.resolve();
-        } catch {
-          for (const item of batch) {
-            try {
-              await inUnit(this.deps.db, (unit) => this.record(unit, [item.report]));
-              item.resolve();
-            } catch (error) {
-              item.reject(error);
-            }
-          }
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
+    return this.batches.submit({ kind: 'status', instance, keyId, status, detail });
   }
 
   private async record(unit: Unit, reports: Report[]): Promise<void> {

@@ -5,32 +5,33 @@ import { inUnit, type Unit } from './unit.js';
 /** Runs one unit of work atomically (a transaction, or `inInsertUnit` for insert-only work). */
 export type UnitRunner<U> = <T>(db: Db, work: (unit: U) => Promise<T>) => Promise<T>;
 
-interface Item<U> {
-  work: (unit: U) => unknown;
-  resolve: (value: unknown) => void;
+interface Pending<T, R> {
+  item: T;
+  resolve: (value: R) => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * Each submitted unit of work runs inside a transaction shared with the others submitted before the next turn of the
- * event loop (up to `maxBatch`), in submission order; batches commit one after the other, so a later submission
- * never commits before an earlier one. If the shared transaction fails, every unit of the batch is retried alone, so
- * one bad unit fails only its own caller. Work must not wait on another submission to the same committer.
+ * Items submitted before the next turn of the event loop (up to `maxBatch`) are written by one call of `write` in one
+ * unit, in submission order; batches commit one after the other, so a later item never commits before an earlier
+ * one. If a batch fails, each of its items is written alone, so one bad item fails only its own caller.
  */
-export class GroupCommit<U = Unit> {
-  private pending: Item<U>[] = [];
+export class BatchCommit<T, R, U = Unit> {
+  private pending: Pending<T, R>[] = [];
   private flushing = false;
 
   constructor(
     private readonly db: Db,
-    private readonly runUnit: UnitRunner<U> = inUnit as unknown as UnitRunner<U>,
-    private readonly maxBatch = 256,
+    private readonly runUnit: UnitRunner<U>,
+    /** Writes the items and answers one result per item, in order. */
+    private readonly write: (unit: U, items: T[]) => Promise<R[]>,
+    private readonly maxBatch: number,
   ) {}
 
-  /** Runs `work` in a shared transaction; resolves with its result once committed. */
-  run<T>(work: (unit: U) => Promise<T> | T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+  /** Resolves with the item's result once its batch is committed. */
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -42,18 +43,14 @@ export class GroupCommit<U = Unit> {
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, this.maxBatch);
-        let results: unknown[];
+        let results: R[];
         try {
-          results = await this.runUnit(this.db, async (unit) => {
-            const values: unknown[] = [];
-            for (const item of batch) values.push(await item.work(unit));
-            return values;
-          });
+          results = await this.runUnit(this.db, (unit) => this.write(unit, batch.map((p) => p.item)));
         } catch {
           await this.oneByOne(batch);
           continue;
         }
-        batch.forEach((item, i) => item.resolve(results[i]));
+        batch.forEach((p, i) => p.resolve(results[i]));
       }
     } finally {
       this.flushing = false;
@@ -65,13 +62,40 @@ export class GroupCommit<U = Unit> {
     }
   }
 
-  private async oneByOne(batch: Item<U>[]): Promise<void> {
-    for (const item of batch) {
+  private async oneByOne(batch: Pending<T, R>[]): Promise<void> {
+    for (const p of batch) {
       try {
-        item.resolve(await this.runUnit(this.db, async (unit) => item.work(unit)));
+        const [result] = await this.runUnit(this.db, (unit) => this.write(unit, [p.item]));
+        p.resolve(result);
       } catch (error) {
-        item.reject(error);
+        p.reject(error);
       }
     }
+  }
+}
+
+/**
+ * Each submitted unit of work runs inside a transaction shared with the others submitted before the next turn of the
+ * event loop, in submission order (see `BatchCommit`). Work must not wait on another submission to the same committer.
+ */
+export class GroupCommit<U = Unit> {
+  private readonly batches: BatchCommit<(unit: U) => unknown, unknown, U>;
+
+  constructor(db: Db, runUnit: UnitRunner<U> = inUnit as unknown as UnitRunner<U>, maxBatch = 256) {
+    this.batches = new BatchCommit(
+      db,
+      runUnit,
+      async (unit, works) => {
+        const values: unknown[] = [];
+        for (const work of works) values.push(await work(unit));
+        return values;
+      },
+      maxBatch,
+    );
+  }
+
+  /** Runs `work` in a shared transaction; resolves with its result once committed. */
+  run<T>(work: (unit: U) => Promise<T> | T): Promise<T> {
+    return this.batches.submit(work) as Promise<T>;
   }
 }
