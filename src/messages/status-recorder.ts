@@ -60,10 +60,12 @@ export class StatusRecorder {
       .where('key_id', 'in', keyIds)
       // Locked in id order, as other batches lock them, so two batches never wait on each other in a cycle.
       .orderBy('id');
-    if (!options.ownFirst) query = query.where('from_me', '=', 1);
+    // Own messages only unless `ownFirst`: filtered here, not in SQL, since a `from_me` condition leads PostgreSQL
+    // (before its statistics exist) to walk all of the instance's messages instead of looking up the key ids.
     if (this.dialect === 'postgres') query = query.forUpdate();
     const byKey = new Map<string, Awaited<ReturnType<typeof query.execute>>[number]>();
     for (const row of await query.execute()) {
+      if (!options.ownFirst && row.from_me !== 1) continue;
       const seen = byKey.get(row.key_id);
       if (!seen || (row.from_me === 1 && seen.from_me !== 1)) byKey.set(row.key_id, row);
     }
