@@ -15,7 +15,7 @@ export function prepareStatements(client: pg.PoolClient): void {
   const patched = (...args: unknown[]): unknown => {
     const [text, values] = args;
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || args.length !== 2) return original(...args);
-    const name = `sb_${createHash('sha1').update(text).digest('base64url')}`;
+    const name = statementName(text);
     if (!prepared.has(name)) {
       if (prepared.size >= maxPreparedPerConnection) return original(...args);
       prepared.add(name);
@@ -24,4 +24,17 @@ export function prepareStatements(client: pg.PoolClient): void {
   };
   // node-pg's query is heavily overloaded; the patched function keeps its calling forms for everything but Kysely's.
   (client as unknown as { query: typeof patched }).query = patched;
+}
+
+/** Names by SQL text, shared by all connections (hashing every query's text showed in profiles). */
+const names = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `sb_${createHash('sha1').update(text).digest('base64url')}`;
+    if (names.size >= maxPreparedPerConnection) names.clear();
+    names.set(text, name);
+  }
+  return name;
 }
