@@ -129,6 +129,8 @@ export class WebhookDispatcher {
         else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
       }
       if (run.waits || firstTaken !== -1) return run.retryAt;
+      // A short batch, all of it ready, was the whole lane: done (deliveries queued meanwhile wake the lane again).
+      if (rows.length < batchSize && ready.length === rows.length) return undefined;
     }
     // Its share of this turn is used up (or the dispatcher stops): the lane runs again right after other work.
     return Date.now();
