@@ -264,6 +264,12 @@ describe.each(targets)('API on $name', (target) => {
         expect(rows, table).toEqual([]);
       }
       expect(await db.selectFrom('instances').select('id').where('id', '=', a.id).execute()).toEqual([]);
+      // Its own webhook still hears of the deletion (as Evolution's does), with the settings it had.
+      await receiver.waitFor((events) => events.some((e) => e.body.event === 'remove.instance' && e.body.instance === 'del-a'));
+      const farewell = receiver.of('instance.delete', 'del-a');
+      expect(farewell).toHaveLength(1);
+      expect(farewell[0].path).toBe('/del');
+      expect(farewell[0].body.data).toEqual({ instanceName: 'del-a', instanceId: a.id });
       expect((await t.api('GET', 'instance/connectionState/del-a')).status).toBe(404);
       expect((await t.api('GET', 'instance/connectionState/del-a', { key: a.apikey })).status).toBe(401);
     });

@@ -54,7 +54,11 @@ export class EventWriter {
     this.listeners.push(listener);
   }
 
-  emit(unit: Unit, source: EventSource, event: EventName, data: unknown): EventEnvelope {
+  /**
+   * Writes the event and its deliveries into the unit. `farewell`: the instance is being deleted in this unit, so its
+   * webhook deliveries keep the webhook's current settings with them (nothing else will hold them).
+   */
+  emit(unit: Unit, source: EventSource, event: EventName, data: unknown, options: { farewell?: boolean } = {}): EventEnvelope {
     const now = Date.now();
     const envelope: EventEnvelope = {
       id: timeOrderedId(),
@@ -77,6 +81,7 @@ export class EventWriter {
       created_at: now,
     });
     const lanes: DeliveryLane[] = [];
+    const snapshot = options.farewell ? this.webhookSnapshot(source.id) : null;
     for (const [target, url] of this.destinations(source.id, event)) {
       unit.insert('deliveries', {
         event_id: envelope.id,
@@ -90,6 +95,7 @@ export class EventWriter {
         attempts: 0,
         next_attempt_at: now,
         created_at: now,
+        settings_snapshot: target === 'instance' ? snapshot : null,
       });
       lanes.push({ target, instanceId: source.id });
     }
@@ -98,6 +104,11 @@ export class EventWriter {
       for (const listener of this.listeners) listener(envelope, source.id, event);
     });
     return envelope;
+  }
+
+  private webhookSnapshot(instanceId: string): string | null {
+    const hook = this.sinks.get(instanceId, 'webhook');
+    return hook ? JSON.stringify({ enabled: hook.enabled, options: webhookOptions(hook) }) : null;
   }
 
   private destinations(instanceId: string, event: EventName): [DeliveryTarget, string][] {

@@ -85,8 +85,9 @@ export class InstanceService {
     await this.deps.runtime.detach(instance);
     await inUnit(this.deps.db, async (unit) => {
       const source = eventSourceOf(instance, (i) => this.deps.registry.apikeyOf(i));
-      this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id });
-      this.deps.events.emit(unit, source, 'REMOVE_INSTANCE', null);
+      // The instance's own webhook gets these too, with its settings as they are now (they go with the instance).
+      this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id }, { farewell: true });
+      this.deps.events.emit(unit, source, 'REMOVE_INSTANCE', null, { farewell: true });
       await this.deps.registry.remove(unit, instance);
       unit.afterCommit(() => this.deps.sinks.forget(instance.id));
     });

@@ -221,6 +221,12 @@ const leanerIndexes: Migration = {
   },
 };
 
+const deliverySettingsSnapshot: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('deliveries').addColumn('settings_snapshot', 'text').execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -229,6 +235,7 @@ class ListProvider implements MigrationProvider {
       '0002_session_keys_media_cursors': sessionKeysAndMedia(this.dialect),
       '0003_send_queue_chat_index': queueByChat,
       '0004_leaner_indexes': leanerIndexes,
+      '0005_delivery_settings_snapshot': deliverySettingsSnapshot,
     };
   }
 }

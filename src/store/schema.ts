@@ -106,6 +106,11 @@ export interface DeliveriesTable {
   last_status: number | null;
   created_at: number;
   delivered_at: number | null;
+  /**
+   * The instance webhook's settings as they were when the delivery was queued, kept only for the last events of a
+   * deleted instance (its settings are gone with it); null otherwise: a delivery follows the settings as they are.
+   */
+  settings_snapshot: string | null;
 }
 
 export interface SessionsTable {

@@ -2,7 +2,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../store/db.js';
 import type { SecretsBox } from '../../util/secrets-box.js';
-import { webhookOptions, type SinkConfigs } from '../sink-configs.js';
+import { webhookOptions, type SinkConfigs, type WebhookOptions } from '../sink-configs.js';
 import { storedWebhook, type DeliveryRow } from './queries.js';
 
 export type Destination =
@@ -34,7 +34,11 @@ export async function resolveDestination(row: DeliveryRow, deps: DestinationDeps
   if (row.target === 'global') return { kind: 'send', headers: {}, secret: globalSecret, base64: false };
   if (row.instance_id === null) return { kind: 'cancel', reason: 'instance webhook removed (delivery has no instance)' };
   const cached = deps.sinks.get(row.instance_id, 'webhook');
-  const hook = cached ? { enabled: cached.enabled, options: webhookOptions(cached) } : await storedWebhook(deps.db, row.instance_id);
+  const hook = row.settings_snapshot
+    ? (JSON.parse(row.settings_snapshot) as { enabled: boolean; options: WebhookOptions })
+    : cached
+      ? { enabled: cached.enabled, options: webhookOptions(cached) }
+      : await storedWebhook(deps.db, row.instance_id);
   if (!hook) return { kind: 'cancel', reason: 'instance webhook removed before delivery' };
   if (!hook.enabled) return { kind: 'cancel', reason: 'instance webhook disabled before delivery' };
   const { secretSealed } = hook.options;
