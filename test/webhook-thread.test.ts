@@ -11,6 +11,11 @@ import { ThreadSender } from '../src/events/webhook/thread/host.js';
 
 const rules: SendRules = { timeoutMs: 2000, nonRetryable: [400, 401, 403, 404, 422] };
 
+/** Sends with a start deadline far enough away not to matter (the deadline has its own test). */
+function send(sender: ThreadSender, requests: WebhookRequest[], startBefore = Date.now() + 60_000): Promise<Verdict[]> {
+  return sender.send(requests, startBefore);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The receiver. Its path says how to answer:
 //   /ok            200 at once
@@ -118,7 +123,7 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     // A short delay per answer: were the requests sent concurrently, they would overlap at the receiver.
     const requests = bodies.map((body, i) => request(`${rx.url}/delay/30`, body, false, { 'webhook-id': `msg_${i}`, 'x-test-lane': 'lane-1' }));
 
-    const verdicts = await sender.send(requests);
+    const verdicts = await send(sender, requests);
 
     expect(verdicts).toEqual(bodies.map(() => ({ kind: 'delivered', status: 200 })));
     expect(bodiesSeen(rx)).toEqual(bodies);
@@ -134,17 +139,32 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     }
 
     // Other 2xx statuses are delivered too, with their status.
-    expect(await sender.send([request(`${rx.url}/status/204`, '{"n":1}'), request(`${rx.url}/status/202`, '{"n":2}')])).toEqual([
+    expect(await send(sender, [request(`${rx.url}/status/204`, '{"n":1}'), request(`${rx.url}/status/202`, '{"n":2}')])).toEqual([
       { kind: 'delivered', status: 204 },
       { kind: 'delivered', status: 202 },
     ]);
+  });
+
+  it('starts no request once the batch start deadline has passed (the claim would run out)', async () => {
+    const rx = await startReceiver();
+    const sender = startSender();
+    // A started thread first (starting it takes longer than the deadline below).
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"warm":true}')])).toEqual([{ kind: 'delivered', status: 200 }]);
+    rx.received.length = 0;
+    // The first request takes 300 ms; the deadline passes meanwhile, so the second is not started.
+    const verdicts = await send(sender, [request(`${rx.url}/delay/300`, '{"n":1}'), request(`${rx.url}/ok`, '{"n":2}')], Date.now() + 150);
+    expect(verdicts).toEqual([{ kind: 'delivered', status: 200 }]);
+    expect(bodiesSeen(rx)).toEqual(['{"n":1}']);
+    // A deadline already past: nothing is sent.
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"n":3}')], Date.now() - 1)).toEqual([]);
+    expect(bodiesSeen(rx)).toEqual(['{"n":1}']);
   });
 
   it('stops after a failure that holds the lane: the rest is never sent', async () => {
     const rx = await startReceiver();
     const sender = startSender();
     const bodies = ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}'];
-    const verdicts = await sender.send([
+    const verdicts = await send(sender, [
       request(`${rx.url}/ok`, bodies[0]),
       request(`${rx.url}/status/500`, bodies[1]),
       request(`${rx.url}/ok`, bodies[2]),
@@ -163,7 +183,7 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     const rx = await startReceiver();
     const sender = startSender();
     const bodies = ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}'];
-    const verdicts = await sender.send([
+    const verdicts = await send(sender, [
       request(`${rx.url}/ok`, bodies[0]),
       request(`${rx.url}/status/500`, bodies[1], true),
       request(`${rx.url}/ok`, bodies[2]),
@@ -183,7 +203,7 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     const rx = await startReceiver();
     const sender = startSender();
     const bodies = ['{"n":1}', '{"n":2}', '{"n":3}'];
-    const verdicts = await sender.send([
+    const verdicts = await send(sender, [
       request(`${rx.url}/ok`, bodies[0]),
       request(`${rx.url}/status/404`, bodies[1]),
       request(`${rx.url}/ok`, bodies[2]),
@@ -201,15 +221,15 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     const rx = await startReceiver();
     const sender = startSender();
     // Warm up, so the thread's start-up does not count in the timings below.
-    expect(await sender.send([request(`${rx.url}/ok`, '{"warm":true}')])).toEqual([{ kind: 'delivered', status: 200 }]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"warm":true}')])).toEqual([{ kind: 'delivered', status: 200 }]);
 
     const t0 = Date.now();
     const finished: string[] = [];
-    const slow = sender.send([request(`${rx.url}/delay/1000`, '{"lane":"slow"}')]).then((v) => {
+    const slow = send(sender, [request(`${rx.url}/delay/1000`, '{"lane":"slow"}')]).then((v) => {
       finished.push('slow');
       return { verdicts: v, at: Date.now() - t0 };
     });
-    const fast = sender.send([request(`${rx.url}/ok`, '{"lane":"fast"}')]).then((v) => {
+    const fast = send(sender, [request(`${rx.url}/ok`, '{"lane":"fast"}')]).then((v) => {
       finished.push('fast');
       return { verdicts: v, at: Date.now() - t0 };
     });
@@ -232,7 +252,7 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
   it('stop() abandons a request in flight promptly (released), sends nothing after, and start() sends again', async () => {
     const rx = await startReceiver();
     const sender = startSender();
-    const pending = sender.send([request(`${rx.url}/hang`, '{"n":1}'), request(`${rx.url}/ok`, '{"n":2}')]);
+    const pending = send(sender, [request(`${rx.url}/hang`, '{"n":1}'), request(`${rx.url}/ok`, '{"n":2}')]);
     await receivedCount(rx, 1);
 
     const t0 = Date.now();
@@ -246,12 +266,12 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     expect(stoppedAfter).toBeLessThan(1000);
 
     // Stopped: nothing is attempted, the receiver is not contacted.
-    expect(await sender.send([request(`${rx.url}/ok`, '{"n":3}')])).toEqual([]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"n":3}')])).toEqual([]);
     await sleep(100);
     expect(bodiesSeen(rx)).toEqual(['{"n":1}']);
 
     sender.start();
-    expect(await sender.send([request(`${rx.url}/ok`, '{"n":4}')])).toEqual([{ kind: 'delivered', status: 200 }]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"n":4}')])).toEqual([{ kind: 'delivered', status: 200 }]);
     expect(bodiesSeen(rx)).toEqual(['{"n":1}', '{"n":4}']);
   });
 
@@ -259,10 +279,10 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     const rx = await startReceiver();
     const sender = startSender({ ...rules, timeoutMs: 400 });
     // Warm up, so the thread's start-up does not count in the timing below.
-    expect(await sender.send([request(`${rx.url}/ok`, '{"warm":true}')])).toEqual([{ kind: 'delivered', status: 200 }]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"warm":true}')])).toEqual([{ kind: 'delivered', status: 200 }]);
 
     const t0 = Date.now();
-    const verdicts = await sender.send([request(`${rx.url}/delay/1500`, '{"n":1}'), request(`${rx.url}/ok`, '{"n":2}')]);
+    const verdicts = await send(sender, [request(`${rx.url}/delay/1500`, '{"n":1}'), request(`${rx.url}/ok`, '{"n":2}')]);
     const took = Date.now() - t0;
 
     expect(verdicts).toHaveLength(1);
@@ -276,7 +296,7 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
   it('starts the thread again after it dies; jobs in flight then answer as not attempted', async () => {
     const rx = await startReceiver();
     const sender = startSender();
-    expect(await sender.send([request(`${rx.url}/ok`, '{"n":1}')])).toEqual([{ kind: 'delivered', status: 200 }]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"n":1}')])).toEqual([{ kind: 'delivered', status: 200 }]);
 
     // Escape hatch: nothing public makes the thread die (sendInOrder turns every request failure into a verdict, and
     // the thread's message handler has no failing path), and mocking node:worker_threads would replace the very
@@ -286,20 +306,20 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     const first = workerOf();
     expect(first).toBeInstanceOf(Worker);
 
-    const inFlight = sender.send([request(`${rx.url}/hang`, '{"n":2}')]);
+    const inFlight = send(sender, [request(`${rx.url}/hang`, '{"n":2}')]);
     await receivedCount(rx, 2);
     await first!.terminate();
 
     // The dead thread's job answers "nothing attempted"; while it is down, nothing is sent.
     expect(await inFlight).toEqual([]);
     expect(workerOf()).toBeUndefined();
-    expect(await sender.send([request(`${rx.url}/ok`, '{"n":3}')])).toEqual([]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"n":3}')])).toEqual([]);
 
     await sleep(1500);
     const second = workerOf();
     expect(second).toBeInstanceOf(Worker);
     expect(second).not.toBe(first);
-    expect(await sender.send([request(`${rx.url}/ok`, '{"n":4}')])).toEqual([{ kind: 'delivered', status: 200 }]);
+    expect(await send(sender, [request(`${rx.url}/ok`, '{"n":4}')])).toEqual([{ kind: 'delivered', status: 200 }]);
     expect(bodiesSeen(rx)).toEqual(['{"n":1}', '{"n":2}', '{"n":4}']);
   });
 });

@@ -43,6 +43,8 @@ const maxPerRun = 500;
 const batchSize = 100;
 /** How long past the request timeout a claimed delivery stays this node's before others may retry it. */
 const leaseMarginMs = 30_000;
+/** Requests of a batch start at least this long before the claim's last possible answer. */
+const startMarginMs = 5_000;
 
 /** The request rules of the configuration (timeout, statuses never retried). */
 export function sendRules(config: Config): SendRules {
@@ -113,7 +115,8 @@ export class WebhookDispatcher {
       // Deliveries taken by another node meanwhile, and all after them, wait for the next run, in order.
       const firstTaken = ready.findIndex((row) => !held.has(row.id));
       const mine = firstTaken === -1 ? ready : ready.slice(0, firstTaken);
-      const run = await this.attemptInOrder(mine, now);
+      // No request starts once the claim could run out before its answer.
+      const run = await this.attemptInOrder(mine, now, leaseUntil - this.deps.config.webhookRequestTimeoutMs - startMarginMs);
       handled += run.outcomes.length;
       const attempted = new Set(run.outcomes.map((o) => o.row.id));
       const release = ready.filter((row) => held.has(row.id) && !attempted.has(row.id)).map((row) => row.id);
@@ -140,7 +143,11 @@ export class WebhookDispatcher {
    * Attempts claimed deliveries of one lane in order: requests go to the sender in runs (it stops at the first that
    * holds the lane); a delivery that cannot even be prepared is judged here. `waits`: the rest of the lane waits.
    */
-  private async attemptInOrder(rows: DeliveryWithBody[], batchStartedAt: number): Promise<{ outcomes: Outcome[]; waits: boolean; retryAt?: number }> {
+  private async attemptInOrder(
+    rows: DeliveryWithBody[],
+    batchStartedAt: number,
+    startBefore: number,
+  ): Promise<{ outcomes: Outcome[]; waits: boolean; retryAt?: number }> {
     const prepared: Prepared[] = [];
     for (const row of rows) prepared.push(await this.prepare(row));
     const outcomes: Outcome[] = [];
@@ -158,15 +165,16 @@ export class WebhookDispatcher {
       let end = i;
       while (end < prepared.length && !('verdict' in prepared[end])) end++;
       const batch = prepared.slice(i, end) as { row: DeliveryWithBody; request: WebhookRequest }[];
-      const verdicts = await this.sender.send(batch.map((b) => b.request));
+      const verdicts = await this.sender.send(batch.map((b) => b.request), startBefore);
       for (let k = 0; k < verdicts.length; k++) {
         const outcome = this.outcomeOf(batch[k].row, verdicts[k], batchStartedAt);
         if (!outcome) return { outcomes, waits: true };
         outcomes.push(outcome);
         if (outcome.result === 'retry') return { outcomes, waits: true, retryAt: Number(outcome.patch.next_attempt_at) };
       }
-      // The sender stopped early without a verdict that holds the lane: it is stopping.
-      if (verdicts.length < batch.length) return { outcomes, waits: true };
+      // The sender stopped early without a verdict that holds the lane: the claim's time was up (the lane goes on at
+      // once), or it is stopping or restarting (nothing attempted: the next poll looks again).
+      if (verdicts.length < batch.length) return { outcomes, waits: true, retryAt: verdicts.length > 0 ? Date.now() : undefined };
       i = end;
     }
     return { outcomes, waits: false };

@@ -20,11 +20,12 @@ export interface SendRules {
 
 /**
  * Sends requests of one lane in order. Answers the verdicts of those attempted, in order: it stops after the first
- * that holds the lane (a failure to retry later, or an abort), so the rest are not attempted.
+ * that holds the lane (a failure to retry later, or an abort), so the rest are not attempted; nor is any request
+ * once `startBefore` (epoch ms) has passed, so a batch ends while its claim in the store still holds.
  */
 export interface OrderedSender {
   start(): void;
-  send(requests: WebhookRequest[]): Promise<Verdict[]>;
+  send(requests: WebhookRequest[], startBefore: number): Promise<Verdict[]>;
   /** Abandons requests in flight (they answer `released`) and stops taking more. */
   stop(): Promise<void>;
 }
@@ -34,10 +35,16 @@ export function holdsLane(verdict: Verdict, lastAttempt: boolean): boolean {
   return verdict.kind === 'released' || (verdict.kind === 'failed' && !lastAttempt);
 }
 
-export async function sendInOrder(requests: WebhookRequest[], rules: SendRules, dispatcher: Dispatcher, signal: AbortSignal): Promise<Verdict[]> {
+export async function sendInOrder(
+  requests: WebhookRequest[],
+  startBefore: number,
+  rules: SendRules,
+  dispatcher: Dispatcher,
+  signal: AbortSignal,
+): Promise<Verdict[]> {
   const verdicts: Verdict[] = [];
   for (const request of requests) {
-    if (signal.aborted) break;
+    if (signal.aborted || Date.now() >= startBefore) break;
     const result = await postWebhook({ url: request.url, headers: request.headers, body: request.body, timeoutMs: rules.timeoutMs, dispatcher, signal });
     const verdict = judge(result, rules.nonRetryable, rules.timeoutMs);
     verdicts.push(verdict);
@@ -59,8 +66,8 @@ export class InProcessSender implements OrderedSender {
     if (this.stopping.signal.aborted) this.stopping = new AbortController();
   }
 
-  send(requests: WebhookRequest[]): Promise<Verdict[]> {
-    return sendInOrder(requests, this.rules, this.dispatcher, this.stopping.signal);
+  send(requests: WebhookRequest[], startBefore: number): Promise<Verdict[]> {
+    return sendInOrder(requests, startBefore, this.rules, this.dispatcher, this.stopping.signal);
   }
 
   async stop(): Promise<void> {

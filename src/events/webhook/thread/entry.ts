@@ -14,7 +14,7 @@ const tell = (message: FromThread) => port.postMessage(message);
 
 port.on('message', (message: ToThread) => {
   if (message.type === 'send') {
-    const job = sendInOrder(message.requests, settings.rules, http, stopping.signal).then(
+    const job = sendInOrder(message.requests, message.startBefore, settings.rules, http, stopping.signal).then(
       (verdicts) => tell({ type: 'sent', job: message.job, verdicts }),
       // sendInOrder turns every request failure into a verdict; anything else leaves the rest unattempted.
       () => tell({ type: 'sent', job: message.job, verdicts: [] }),

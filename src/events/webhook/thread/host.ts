@@ -31,14 +31,14 @@ export class ThreadSender implements OrderedSender {
     if (!this.worker) this.spawn();
   }
 
-  send(requests: WebhookRequest[]): Promise<Verdict[]> {
+  send(requests: WebhookRequest[], startBefore: number): Promise<Verdict[]> {
     const worker = this.worker;
     // No thread (stopping, or starting again after a crash): nothing is attempted, the lane tries again later.
     if (!worker || this.stopping) return Promise.resolve([]);
     const job = this.nextJob++;
     return new Promise((resolve) => {
       this.jobs.set(job, resolve);
-      worker.postMessage({ type: 'send', job, requests } satisfies ToThread);
+      worker.postMessage({ type: 'send', job, requests, startBefore } satisfies ToThread);
     });
   }
 

@@ -8,6 +8,6 @@ export interface ThreadSettings {
   denyPrivate: boolean;
 }
 
-export type ToThread = { type: 'send'; job: number; requests: WebhookRequest[] } | { type: 'stop' };
+export type ToThread = { type: 'send'; job: number; requests: WebhookRequest[]; startBefore: number } | { type: 'stop' };
 
 export type FromThread = { type: 'sent'; job: number; verdicts: Verdict[] } | { type: 'stopped' };
