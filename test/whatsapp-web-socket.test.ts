@@ -28,7 +28,7 @@ import { mediaContent, pollContent, statusTextContent, textContent } from '../sr
 import { prepareMedia } from '../src/media/prepare.js';
 import { encryptMedia } from '../src/media/crypto.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../src/connectors/whatsapp-web/index.js';
-import { encryptWithMediaKey } from '../src/connectors/whatsapp-web/media.js';
+import { encryptWithKey } from '../src/media/crypto.js';
 import { reconnectDelay } from '../src/connectors/whatsapp-web/backoff.js';
 import { classifyClose } from '../src/connectors/whatsapp-web/disconnect.js';
 import { statusFromBaileys } from '../src/connectors/whatsapp-web/status.js';
@@ -738,10 +738,10 @@ describe('sending (at the Baileys socket boundary)', () => {
     expect(w.socket().uploads).toHaveLength(1);
   });
 
-  it('encryptWithMediaKey reproduces the core’s encryption for the same key', async () => {
+  it('encryptWithKey reproduces the core’s encryption for the same key', async () => {
     const plain = randomBytes(1000);
     const core = await encryptMedia(plain, 'video');
-    const again = await encryptWithMediaKey(plain, core.mediaKey, 'video');
+    const again = await encryptWithKey(plain, core.mediaKey, 'video');
     expect(again.encrypted.equals(core.encrypted)).toBe(true);
     expect(again.fileEncSha256.equals(core.fileEncSha256)).toBe(true);
     expect(again.fileSha256.equals(core.fileSha256)).toBe(true);

@@ -19,27 +19,36 @@ const AES_BLOCK = 16;
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
 
+/** Baileys' media types (which key derivation and upload path apply); ours are among them. */
+export type MediaKeyKind = Parameters<Awaited<ReturnType<typeof loadBaileys>>['getMediaKeys']>[1];
+
 /**
  * Encrypts media the way baileys' `encryptedStream` does, but in memory (that function
- * always writes temp files). The key expansion is baileys' own `getMediaKeys`, whose HKDF
- * info string depends on the kind (sticker shares image keys).
+ * always writes temp files), with a new media key.
  */
 export async function encryptMedia(bytes: Buffer, kind: MediaKind): Promise<EncryptedMedia> {
-  const { getMediaKeys } = await loadBaileys();
   const mediaKey = randomBytes(32);
+  return { mediaKey, ...(await encryptWithKey(bytes, mediaKey, kind)), mediaKeyTimestamp: Math.floor(Date.now() / 1000) };
+}
+
+/**
+ * Encrypts media with a given media key: AES-256-CBC with keys from baileys' own `getMediaKeys` (HKDF whose info
+ * string depends on the kind; sticker shares image keys), then HMAC-SHA256 over iv + ciphertext cut to 10 bytes.
+ * The same key and bytes always give the same ciphertext, so a message's fileEncSha256 stays valid.
+ */
+export async function encryptWithKey(
+  bytes: Buffer,
+  mediaKey: Buffer,
+  kind: MediaKeyKind,
+): Promise<{ encrypted: Buffer; fileSha256: Buffer; fileEncSha256: Buffer }> {
+  const { getMediaKeys } = await loadBaileys();
   const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, kind);
   if (!macKey) throw new Error('baileys getMediaKeys returned no macKey'); // typed optional, always set
   const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
   const ciphertext = Buffer.concat([cipher.update(bytes), cipher.final()]);
   const mac = createHmac('sha256', macKey).update(iv).update(ciphertext).digest().subarray(0, MEDIA_MAC_LENGTH);
   const encrypted = Buffer.concat([ciphertext, mac]);
-  return {
-    mediaKey,
-    encrypted,
-    fileSha256: sha256(bytes),
-    fileEncSha256: sha256(encrypted),
-    mediaKeyTimestamp: Math.floor(Date.now() / 1000),
-  };
+  return { encrypted, fileSha256: sha256(bytes), fileEncSha256: sha256(encrypted) };
 }
 
 /**

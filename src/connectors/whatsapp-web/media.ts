@@ -1,9 +1,10 @@
 // Media a send still has to upload: the kept bytes, encrypted with the message's own mediaKey, put on WhatsApp's servers.
-import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getMediaKeys, type MediaType, type WAMediaUploadFunction } from 'baileys';
+import type { MediaType, WAMediaUploadFunction } from 'baileys';
+import { encryptWithKey } from '../../media/crypto.js';
 
 /** The message types that carry uploaded media, and the media kind their keys and upload path use. */
 export const mediaKinds: Record<string, MediaType> = {
@@ -14,30 +15,7 @@ export const mediaKinds: Record<string, MediaType> = {
   stickerMessage: 'sticker',
 };
 
-const MAC_LENGTH = 10;
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
-
-export interface EncryptedWithKey {
-  /** Ciphertext followed by the 10-byte MAC: exactly what gets uploaded. */
-  encrypted: Buffer;
-  fileSha256: Buffer;
-  fileEncSha256: Buffer;
-}
-
-/**
- * Encrypts plaintext media with an existing mediaKey (the one already in the message content), the way WhatsApp
- * does: keys from baileys' getMediaKeys (HKDF by kind), AES-256-CBC, HMAC-SHA256 over iv+ciphertext cut to 10 bytes.
- * The same key and bytes always give the same ciphertext, so the content's fileEncSha256 stays valid.
- */
-export async function encryptWithMediaKey(plaintext: Buffer, mediaKey: Buffer, kind: MediaType): Promise<EncryptedWithKey> {
-  const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, kind);
-  if (!macKey) throw new Error('baileys getMediaKeys returned no macKey'); // typed optional, always derived
-  const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  const mac = createHmac('sha256', macKey).update(iv).update(ciphertext).digest().subarray(0, MAC_LENGTH);
-  const encrypted = Buffer.concat([ciphertext, mac]);
-  return { encrypted, fileSha256: sha256(plaintext), fileEncSha256: sha256(encrypted) };
-}
 
 export class MediaUnavailableError extends Error {}
 
@@ -58,7 +36,8 @@ export async function uploadableBytes(kept: Buffer, node: Record<string, unknown
   const fileSha256 = base64Field(node, 'fileSha256');
   if (!mediaKey) throw new MediaUnavailableError('the media has no mediaKey to encrypt it with');
   if (fileSha256 && !keptHash.equals(fileSha256)) throw new MediaUnavailableError('the kept media bytes do not match the message (fileSha256)');
-  const result = await encryptWithMediaKey(kept, mediaKey, kind);
+  // The message's own key, so the content's fileEncSha256 stays valid.
+  const result = await encryptWithKey(kept, mediaKey, kind);
   if (fileEncSha256 && !result.fileEncSha256.equals(fileEncSha256)) {
     throw new MediaUnavailableError('the media encrypted with its mediaKey does not match the message (fileEncSha256)');
   }
