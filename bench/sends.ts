@@ -18,10 +18,12 @@ import {
   cpuMeter,
   fmt,
   freePort,
+  freshPostgresDatabase,
   installExitHandlers,
   killAllNow,
   percentile,
   pgUrl,
+  postgresUnreachable,
   startChild,
   stopChild,
   waitReady,
@@ -194,35 +196,12 @@ function sqliteSetup(dir: string): StoreSetup {
   };
 }
 
-async function postgresReachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 async function postgresSetup(): Promise<StoreSetup> {
-  const database = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${database}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(pgUrl);
-  url.pathname = `/${database}`;
-  const uri = url.toString();
+  const database = await freshPostgresDatabase();
   return {
-    uri,
+    uri: database.uri,
     async count() {
-      const client = new pg.Client({ connectionString: uri });
+      const client = new pg.Client({ connectionString: database.uri });
       await client.connect();
       try {
         const messages = Number((await client.query('select count(*) as n from messages')).rows[0].n);
@@ -232,15 +211,7 @@ async function postgresSetup(): Promise<StoreSetup> {
         await client.end();
       }
     },
-    async dispose() {
-      const client = new pg.Client({ connectionString: pgUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${database} with (force)`);
-      } finally {
-        await client.end();
-      }
-    },
+    dispose: () => database.drop(),
   };
 }
 
@@ -388,7 +359,7 @@ async function main(): Promise<void> {
   }
 
   if (wants('postgres')) {
-    const unreachable = await postgresReachable();
+    const unreachable = await postgresUnreachable();
     if (unreachable) {
       const message = `PostgreSQL not reachable at ${pgUrl} (${unreachable}): the PostgreSQL run is SKIPPED`;
       console.log(`\n*** ${message} ***\n`);
