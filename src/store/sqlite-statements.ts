@@ -26,18 +26,34 @@ export function withStatementCache(db: SqliteDatabase): KyselySqliteDatabase {
 }
 
 // The checkpointer runs in its own thread with its own connection, so copying the WAL into the database file (and
-// the fsync that goes with it) never blocks request handling. CommonJS source, evaluated by the worker.
+// the fsync that goes with it) never blocks request handling. While writes keep coming it checkpoints every few ms:
+// the WAL can only start over from its beginning when a write finds it wholly copied, and a WAL that never starts
+// over grows without end (hundreds of MB in a 10 s burst), and every commit then extends the file and every read
+// searches a larger WAL index. Idle, it backs off to one look per `idleMs`. CommonJS source, evaluated by the worker.
 const checkpointerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 2000');
-const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage(String(error)); }
-}, workerData.intervalMs);
+let delay = workerData.busyMs;
+let lastLog = -1;
+let timer;
+const checkpoint = () => {
+  let written = false;
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    written = result.log !== lastLog;
+    lastLog = result.log;
+  } catch (error) {
+    parentPort.postMessage(String(error));
+  }
+  delay = written ? workerData.busyMs : Math.min(delay * 2, workerData.idleMs);
+  timer = setTimeout(checkpoint, delay);
+};
+timer = setTimeout(checkpoint, delay);
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
-  clearInterval(timer);
+  clearTimeout(timer);
   try { db.pragma('wal_checkpoint(TRUNCATE)'); } catch {}
   db.close();
   parentPort.close();
@@ -48,10 +64,17 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-/** Starts periodic WAL checkpoints of the database file at `path` in a worker thread. */
-export function startCheckpointer(path: string, intervalMs: number, onError: (message: string) => void): Checkpointer {
+export interface CheckpointPace {
+  /** Between checkpoints while the WAL keeps growing (ms). */
+  busyMs: number;
+  /** Longest wait between two looks while nothing is written (ms). */
+  idleMs: number;
+}
+
+/** Starts WAL checkpoints of the database file at `path` in a worker thread. */
+export function startCheckpointer(path: string, pace: CheckpointPace, onError: (message: string) => void): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(checkpointerSource, { eval: true, workerData: { driver, path, intervalMs } });
+  const worker = new Worker(checkpointerSource, { eval: true, workerData: { driver, path, busyMs: pace.busyMs, idleMs: pace.idleMs } });
   let exited = false;
   const exit = new Promise<void>((resolve) =>
     worker.once('exit', () => {
