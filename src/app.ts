@@ -31,6 +31,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   base.removeContentTypeParser('text/plain');
   registerErrorHandling(base);
+  base.addHook('onRequest', (_request, _reply, done) => {
+    services.priority.noteRequest();
+    done();
+  });
   registerAuth(base, services.globalApiKey, services.registry);
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const websocket = attachWebsocket(base, services, { enabled: config.websocketEnabled, globalEvents: config.websocketGlobalEvents });

@@ -19,6 +19,8 @@ export interface Config {
   sendExpireAfterMs: number;
   sendRetryMaxAttempts: number;
   sendRetryBaseMs: number;
+  sendWorkerBusyTurns: number;
+  sendWorkerBusyBatch: number;
   sandboxAutoLink: boolean;
   qrcodeLimit: number;
   qrcodeColor: string;
@@ -85,6 +87,13 @@ export const settingDocs: SettingDoc[] = [
   { env: 'SEND_EXPIRE_AFTER_MS', default: '86400000', meaning: 'A queued send not delivered within this time (e.g. instance never linked) becomes ERROR.' },
   { env: 'SEND_RETRY_MAX_ATTEMPTS', default: '5', meaning: 'Attempts for a send that fails transiently before it becomes ERROR.' },
   { env: 'SEND_RETRY_BASE_MS', default: '1000', meaning: 'First retry wait for a failed send; doubles each attempt.' },
+  {
+    env: 'SEND_WORKER_BUSY_TURNS',
+    default: '2',
+    meaning:
+      'While API requests keep arriving, the send worker starts one batch every this many turns of the event loop: a burst of sends is answered first and delivered from the queue, which drains at full speed after it. 1: a batch every turn.',
+  },
+  { env: 'SEND_WORKER_BUSY_BATCH', default: '16', meaning: 'Most sends in one worker batch while API requests keep arriving (50 otherwise).' },
   { env: 'SANDBOX_AUTO_LINK', default: 'false', meaning: 'Link SANDBOX instances at creation (with `number`, or a generated one), for demos and tests.' },
   { env: 'QRCODE_LIMIT', default: '30', meaning: 'How many QR codes an unlinked instance shows before it gives up.' },
   { env: 'QRCODE_COLOR', default: '#198754', meaning: 'Colour of the QR code image.' },
@@ -282,6 +291,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendExpireAfterMs: read.int('SEND_EXPIRE_AFTER_MS', 24 * 3600_000, 1000, 365 * 24 * 3600_000),
     sendRetryMaxAttempts: read.int('SEND_RETRY_MAX_ATTEMPTS', 5, 1, 100),
     sendRetryBaseMs: read.int('SEND_RETRY_BASE_MS', 1000, 1, 3600_000),
+    sendWorkerBusyTurns: read.int('SEND_WORKER_BUSY_TURNS', 2, 1, 100),
+    sendWorkerBusyBatch: read.int('SEND_WORKER_BUSY_BATCH', 16, 1, 50),
     sandboxAutoLink: read.bool('SANDBOX_AUTO_LINK', false),
     qrcodeLimit: read.int('QRCODE_LIMIT', 30, 1, 1000),
     qrcodeColor,

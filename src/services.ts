@@ -13,6 +13,7 @@ import { createMediaResolver, mediaResolverSettings } from './events/webhook/med
 import { ThreadSender } from './events/webhook/thread/host.js';
 import { StatusRecorder } from './messages/status-recorder.js';
 import { SendWorkers } from './messages/send-worker.js';
+import { ApiPriority } from './util/api-priority.js';
 import { SendQueue } from './messages/send-queue.js';
 import { SendService } from './messages/send-service.js';
 import { SendOutcomes } from './messages/send-outcomes.js';
@@ -36,6 +37,8 @@ export interface Services {
   runtime: InstanceRuntime;
   instances: InstanceService;
   workers: SendWorkers;
+  /** Told of every API request: background work lets a busy API go first. */
+  priority: ApiPriority;
   sends: SendService;
   sandbox: SandboxNetwork;
   webhooks: WebhookDispatcher;
@@ -58,6 +61,9 @@ export interface ServiceOptions {
   secretsKey: Buffer;
 }
 
+/** The API counts as busy for this long after a request arrived. */
+const apiBusyWindowMs = 20;
+
 export function createServices({ config, logger, store, globalApiKey, secretsKey }: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
   const registry = new InstanceRegistry(store.db, box);
@@ -69,7 +75,9 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   let runtime: InstanceRuntime | undefined;
   const outcomes = new SendOutcomes();
   const metrics = new Metrics(store.db);
+  const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerStep: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
+    priority,
     outcomes,
     onOutcome: (instance, result) => metrics.sendOutcome(instance.name, result),
     db: store.db,
@@ -129,6 +137,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks });
 
   return {
+    priority,
     config,
     logger,
     store,

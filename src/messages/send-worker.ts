@@ -9,6 +9,7 @@ import type { SendQueueTable } from '../store/schema.js';
 import { inUnit } from '../store/unit.js';
 import { LaneScheduler } from '../util/lanes.js';
 import { yieldToEventLoop } from '../util/yield.js';
+import type { ApiPriority } from '../util/api-priority.js';
 import { TransientConnectorError, type Connector, type OutboundMessage } from '../connectors/connector.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Instance } from '../instances/model.js';
@@ -30,6 +31,8 @@ export interface SendWorkerDeps {
   /** Told the first attempt's outcome of each send (the API waits on it for synchronous connectors). */
   outcomes?: SendOutcomes;
   onOutcome?(instance: Instance, result: 'delivered' | 'error'): void;
+  /** Lets the API go first while it is busy (a step per turn, smaller batches). */
+  priority?: ApiPriority;
 }
 
 const lanesPerInstance = 64;
@@ -146,6 +149,7 @@ export class SendWorkers {
       while (next < rows.length) {
         if (!this.schedulers.has(instanceId)) return undefined;
         if (rows[next].next_attempt_at > Date.now()) return rows[next].next_attempt_at;
+        if (this.deps.priority) await this.deps.priority.step();
         const batch = this.plainRun(instanceId, rows, next);
         const result = batch.length > 1 ? await this.deliverBatch(instanceId, batch) : { advanced: 1, go: await this.deliver(instanceId, rows[next]) };
         // A retry was scheduled or the connection went: the next look (poll or wake-up) finds when it is due.
@@ -163,7 +167,9 @@ export class SendWorkers {
     if (this.deps.connectorOf(instanceId)?.acknowledgesSynchronously) return [];
     const now = Date.now();
     const run: Selectable<SendQueueTable>[] = [];
-    for (let i = start; i < rows.length && run.length < maxBatch; i++) {
+    // While the API is busy, a shorter stretch between two turns of request handling.
+    const limit = this.deps.priority?.busy() ? Math.min(this.deps.config.sendWorkerBusyBatch, maxBatch) : maxBatch;
+    for (let i = start; i < rows.length && run.length < limit; i++) {
       const row = rows[i];
       if (row.attempts !== 0 || row.expires_at <= now || row.next_attempt_at > now) break;
       if (payloadOf(row).delay > 0) break;

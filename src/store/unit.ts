@@ -112,23 +112,55 @@ function renumbered(statements: CompiledQuery[], numberedOn: boolean): CompiledQ
   });
 }
 
+/** INSERT texts by table, columns, row count and numbering: the same few shapes come back batch after batch. */
+const insertTexts = new Map<string, string>();
+const maxInsertTexts = 1_000;
+
 /**
  * One INSERT for many rows of our own tables, written directly: the hot path of every send and event, where building
  * a query tree per value cost more than the insert itself. Column names come from our code, never from input.
  */
 function multiRowInsert(table: string, rows: Record<string, unknown>[], placeholders: Placeholders, firstParameter: number): CompiledQuery {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const parameters: unknown[] = [];
-  const tuples = rows.map((row) => {
-    const marks = columns.map((column) => {
+  const first = rows[0];
+  const columns = Object.keys(first);
+  // Rows of a table mostly share their columns; any other column a row has is added (null for the rows without it).
+  let known: Set<string> | undefined;
+  for (let r = 1; r < rows.length; r++) {
+    for (const column in rows[r]) {
+      if (column in first) continue;
+      known ??= new Set(columns);
+      if (!known.has(column)) {
+        known.add(column);
+        columns.push(column);
+      }
+    }
+  }
+  const parameters: unknown[] = new Array(rows.length * columns.length);
+  let i = 0;
+  for (const row of rows) {
+    for (const column of columns) {
       const value = row[column];
-      parameters.push(value === undefined ? null : value);
-      return placeholders === 'dollar' ? `$${firstParameter + parameters.length - 1}` : '?';
-    });
-    return `(${marks.join(', ')})`;
-  });
-  const sql = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}`;
-  return CompiledQuery.raw(sql, parameters);
+      parameters[i++] = value === undefined ? null : value;
+    }
+  }
+  const key = `${table}|${placeholders}|${firstParameter}|${rows.length}|${columns.join(',')}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    text = insertText(table, columns, rows.length, placeholders, firstParameter);
+    if (insertTexts.size >= maxInsertTexts) insertTexts.clear();
+    insertTexts.set(key, text);
+  }
+  return CompiledQuery.raw(text, parameters);
+}
+
+function insertText(table: string, columns: string[], rowCount: number, placeholders: Placeholders, firstParameter: number): string {
+  const tuples: string[] = [];
+  let next = firstParameter;
+  for (let r = 0; r < rowCount; r++) {
+    const marks = columns.map(() => (placeholders === 'dollar' ? `$${next++}` : '?'));
+    tuples.push(`(${marks.join(', ')})`);
+  }
+  return `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}`;
 }
 
 /** Runs `work` in one transaction; queued rows are flushed before commit and hooks run after it. */
