@@ -1,17 +1,10 @@
 // API first: background steps wait for turns of the event loop while requests keep arriving, and run at once otherwise.
 import { describe, expect, it } from 'vitest';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiPriority } from '../src/util/api-priority.js';
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Starts `count` background steps, each of which records when it was let through. */
-function startSteps(priority: ApiPriority, count: number): { released: number[]; turn: { value: number } } {
-  const turn = { value: 0 };
-  const released: number[] = [];
-  for (let i = 0; i < count; i++) void priority.step().then(() => released.push(turn.value));
-  return { released, turn };
-}
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 describe('ApiPriority', () => {
   it('lets background work through at once while no request arrived', async () => {
@@ -23,36 +16,40 @@ describe('ApiPriority', () => {
     await step;
   });
 
-  it('lets one step through every `turnsPerStep` turns while requests keep arriving', async () => {
-    const priority = new ApiPriority({ busyWindowMs: 1000, turnsPerStep: 2 });
+  /** Steps let through while requests keep arriving for `ms`, with `waiting` steps asking from the start. */
+  async function releasedWhileBusy(turnsPerStep: number, ms: number, waiting = 1000): Promise<number[]> {
+    const priority = new ApiPriority({ busyWindowMs: 1000, turnsPerStep });
     priority.noteRequest();
-    expect(priority.busy()).toBe(true);
-    const { released, turn } = startSteps(priority, 5);
-    for (let i = 1; i <= 8; i++) {
+    const started = performance.now();
+    const at: number[] = [];
+    for (let i = 0; i < waiting; i++) void priority.step().then(() => at.push(performance.now() - started));
+    while (performance.now() - started < ms) {
       priority.noteRequest();
-      turn.value = i;
-      await nextTurn();
+      await sleep(1);
     }
-    // Eight turns: four steps, one every second turn, in the order they asked.
-    expect(released.length).toBe(4);
-    for (let i = 1; i < released.length; i++) expect(released[i] - released[i - 1]).toBe(2);
+    const count = at.length;
+    return at.slice(0, count);
+  }
+
+  it('lets one step through at a time while requests keep arriving, in turns of at least a millisecond', async () => {
+    const released = await releasedWhileBusy(2, 60);
+    // A step every second turn, a turn being a timer of 1 ms: about 30 in 60 ms (not the 1,000 waiting at once).
+    expect(released.length).toBeGreaterThan(3);
+    expect(released.length).toBeLessThanOrEqual(35);
   });
 
-  it('with one turn per step, releases a step every turn', async () => {
-    const priority = new ApiPriority({ busyWindowMs: 1000, turnsPerStep: 1 });
-    priority.noteRequest();
-    const { released, turn } = startSteps(priority, 10);
-    for (let i = 1; i <= 6; i++) {
-      turn.value = i;
-      await nextTurn();
-    }
-    expect(released.length).toBe(6);
+  it('lets more steps through with fewer turns per step', async () => {
+    const everyTurn = await releasedWhileBusy(1, 60);
+    const everyFourth = await releasedWhileBusy(4, 60);
+    expect(everyTurn.length).toBeGreaterThan(everyFourth.length);
+    expect(everyFourth.length).toBeLessThanOrEqual(16);
   });
 
   it('lets every waiting step through once requests stop arriving', async () => {
     const priority = new ApiPriority({ busyWindowMs: 15, turnsPerStep: 50 });
     priority.noteRequest();
-    const { released } = startSteps(priority, 3);
+    const released: number[] = [];
+    for (let i = 0; i < 3; i++) void priority.step().then(() => released.push(i));
     await nextTurn();
     expect(released.length).toBe(0);
     await sleep(30);

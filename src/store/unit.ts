@@ -69,7 +69,10 @@ export class RowBuffer {
     if (!joined || statements.length <= 1 || next > maxJoinedParameters) return renumbered(statements, joined);
     const last = statements[statements.length - 1];
     const withClauses = statements.slice(0, -1).map((statement, i) => `w${i} as (${statement.sql})`);
-    return [CompiledQuery.raw(`with ${withClauses.join(', ')} ${last.sql}`, statements.flatMap((statement) => [...statement.parameters]))];
+    // Parameters appended in place: spreading each statement's list into a new one showed in profiles.
+    const parameters: unknown[] = [];
+    for (const statement of statements) for (const value of statement.parameters) parameters.push(value);
+    return [CompiledQuery.raw(`with ${withClauses.join(', ')} ${last.sql}`, parameters)];
   }
 }
 
