@@ -91,7 +91,7 @@ export const settingDocs: SettingDoc[] = [
     env: 'SEND_WORKER_BUSY_TURNS',
     default: '2',
     meaning:
-      'While API requests keep arriving, the send worker starts one batch every this many turns of the event loop: a burst of sends is answered first and delivered from the queue, which drains at full speed after it. 1: a batch every turn.',
+      'While API requests keep arriving, the send worker starts its chats\' next batches together every this many turns of the event loop: a burst of sends is answered first and delivered from the queue, which drains at full speed after it. 1: every turn.',
   },
   { env: 'SEND_WORKER_BUSY_BATCH', default: '16', meaning: 'Most sends in one worker batch while API requests keep arriving (50 otherwise).' },
   { env: 'SANDBOX_AUTO_LINK', default: 'false', meaning: 'Link SANDBOX instances at creation (with `number`, or a generated one), for demos and tests.' },

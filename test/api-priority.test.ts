@@ -16,31 +16,50 @@ describe('ApiPriority', () => {
     await step;
   });
 
-  /** Steps let through while requests keep arriving for `ms`, with `waiting` steps asking from the start. */
-  async function releasedWhileBusy(turnsPerStep: number, ms: number, waiting = 1000): Promise<number[]> {
+  /**
+   * Rounds of steps let through while requests keep arriving for `ms`: `lanes` loops of background work, each asking
+   * for its next step as soon as the last one was let through. Answers the time of each round and its size.
+   */
+  async function roundsWhileBusy(turnsPerStep: number, ms: number, lanes: number): Promise<{ at: number; size: number }[]> {
     const priority = new ApiPriority({ busyWindowMs: 1000, turnsPerStep });
     priority.noteRequest();
     const started = performance.now();
-    const at: number[] = [];
-    for (let i = 0; i < waiting; i++) void priority.step().then(() => at.push(performance.now() - started));
+    const rounds: { at: number; size: number }[] = [];
+    let stopped = false;
+    const lane = async () => {
+      while (!stopped) {
+        await priority.step();
+        const at = performance.now() - started;
+        const last = rounds[rounds.length - 1];
+        // Steps let through by the same round resume within microseconds of each other.
+        if (last && at - last.at < 0.3) last.size += 1;
+        else rounds.push({ at, size: 1 });
+      }
+    };
+    const running = Array.from({ length: lanes }, () => lane());
     while (performance.now() - started < ms) {
       priority.noteRequest();
       await sleep(1);
     }
-    const count = at.length;
-    return at.slice(0, count);
+    stopped = true;
+    const result = rounds.slice();
+    await sleep(30);
+    await Promise.all(running);
+    return result;
   }
 
-  it('lets one step through at a time while requests keep arriving, in turns of at least a millisecond', async () => {
-    const released = await releasedWhileBusy(2, 60);
-    // A step every second turn, a turn being a timer of 1 ms: about 30 in 60 ms (not the 1,000 waiting at once).
-    expect(released.length).toBeGreaterThan(3);
-    expect(released.length).toBeLessThanOrEqual(35);
+  it('lets the waiting steps through together, a round every few turns, while requests keep arriving', async () => {
+    const rounds = await roundsWhileBusy(2, 60, 5);
+    // A round every second turn, a turn being a timer of 1 ms: about 30 in 60 ms, not a step per microtask.
+    expect(rounds.length).toBeGreaterThan(3);
+    expect(rounds.length).toBeLessThanOrEqual(35);
+    // Each round starts every lane (one step each): five lanes are not served one after the other.
+    for (const round of rounds) expect(round.size).toBe(5);
   });
 
-  it('lets more steps through with fewer turns per step', async () => {
-    const everyTurn = await releasedWhileBusy(1, 60);
-    const everyFourth = await releasedWhileBusy(4, 60);
+  it('holds rounds further apart with more turns per step', async () => {
+    const everyTurn = await roundsWhileBusy(1, 60, 2);
+    const everyFourth = await roundsWhileBusy(4, 60, 2);
     expect(everyTurn.length).toBeGreaterThan(everyFourth.length);
     expect(everyFourth.length).toBeLessThanOrEqual(16);
   });

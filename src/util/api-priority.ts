@@ -1,11 +1,11 @@
-// API first: while requests keep arriving, background work (the send worker) starts one step every few event-loop turns.
+// API first: while requests keep arriving, background work (the send worker) starts its steps every few event-loop turns.
 import { performance } from 'node:perf_hooks';
 
 export interface ApiPriorityOptions {
   /** The API counts as busy for this long after a request arrived (ms). */
   busyWindowMs: number;
   /**
-   * Turns of the event loop between two background steps while the API is busy (1: a step every turn). A turn is
+   * Turns of the event loop between two rounds of background steps while the API is busy (1: every turn). A turn is
    * counted by a timer (at least 1 ms, with a pass through I/O before it fires), so a loop waiting on the database
    * sleeps instead of spinning through empty turns.
    */
@@ -14,8 +14,9 @@ export interface ApiPriorityOptions {
 
 /**
  * A burst of sends is answered at the API's full speed and delivered from the queue: the worker's steps wait for a
- * turn of their own, so requests read in a turn are handled before the next step, and the queue drains at full speed
- * once the burst is over. Background work is never starved: it gets a step every `turnsPerStep` turns.
+ * turn of their own, so requests read in the turns between are handled first, and the queue drains at full speed
+ * once the burst is over. Every step waiting when its round comes starts (each chat's next batch), so many chats
+ * are not held back one by one, and background work is never starved: a round every `turnsPerStep` turns.
  */
 export class ApiPriority {
   private lastRequestAt = Number.NEGATIVE_INFINITY;
@@ -34,7 +35,7 @@ export class ApiPriority {
     return performance.now() - this.lastRequestAt < this.options.busyWindowMs;
   }
 
-  /** Resolves when background work may take its next step: at once while the API is quiet. */
+  /** Resolves when background work may take its next step: at once while the API is quiet, else at the next round. */
   step(): Promise<void> {
     if (!this.busy() && this.waiting.length === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
@@ -51,7 +52,7 @@ export class ApiPriority {
       this.turns += 1;
       if (this.turns >= this.options.turnsPerStep || !this.busy()) {
         this.turns = 0;
-        this.waiting.shift()?.();
+        for (const release of this.waiting.splice(0)) release();
       }
       if (this.waiting.length > 0) this.tick();
     }, 0);
