@@ -31,7 +31,7 @@ export interface SendWorkerDeps {
   /** Told the first attempt's outcome of each send (the API waits on it for synchronous connectors). */
   outcomes?: SendOutcomes;
   onOutcome?(instance: Instance, result: 'delivered' | 'error'): void;
-  /** Lets the API go first while it is busy (a step per turn, smaller batches). */
+  /** Lets the API go first while it is busy (batches start in rounds, and are smaller). */
   priority?: ApiPriority;
 }
 
