@@ -75,7 +75,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   let runtime: InstanceRuntime | undefined;
   const outcomes = new SendOutcomes();
   const metrics = new Metrics(store.db);
-  const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerStep: config.sendWorkerBusyTurns });
+  const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
     priority,
     outcomes,

@@ -8,7 +8,7 @@ const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 describe('ApiPriority', () => {
   it('lets background work through at once while no request arrived', async () => {
-    const priority = new ApiPriority({ busyWindowMs: 20, turnsPerStep: 2 });
+    const priority = new ApiPriority({ busyWindowMs: 20, turnsPerRound: 2 });
     let through = false;
     const step = priority.step().then(() => (through = true));
     await Promise.resolve();
@@ -20,8 +20,8 @@ describe('ApiPriority', () => {
    * Rounds of steps let through while requests keep arriving for `ms`: `lanes` loops of background work, each asking
    * for its next step as soon as the last one was let through. Answers the time of each round and its size.
    */
-  async function roundsWhileBusy(turnsPerStep: number, ms: number, lanes: number): Promise<{ at: number; size: number }[]> {
-    const priority = new ApiPriority({ busyWindowMs: 1000, turnsPerStep });
+  async function roundsWhileBusy(turnsPerRound: number, ms: number, lanes: number): Promise<{ at: number; size: number }[]> {
+    const priority = new ApiPriority({ busyWindowMs: 1000, turnsPerRound });
     priority.noteRequest();
     const started = performance.now();
     const rounds: { at: number; size: number }[] = [];
@@ -65,7 +65,7 @@ describe('ApiPriority', () => {
   });
 
   it('lets every waiting step through once requests stop arriving', async () => {
-    const priority = new ApiPriority({ busyWindowMs: 15, turnsPerStep: 50 });
+    const priority = new ApiPriority({ busyWindowMs: 15, turnsPerRound: 50 });
     priority.noteRequest();
     const released: number[] = [];
     for (let i = 0; i < 3; i++) void priority.step().then(() => released.push(i));

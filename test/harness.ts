@@ -29,6 +29,17 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
+/** Removes a test's PostgreSQL schema and everything in it. */
+export async function dropPostgresSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
 export interface StoreTarget {
   name: 'sqlite' | 'postgres';
   available: boolean;
@@ -62,12 +73,7 @@ export async function storeTargets(): Promise<StoreTarget[]> {
         return {
           uri: pgUrl,
           store,
-          dispose: async () => {
-            const client = new pg.Client({ connectionString: pgUrl });
-            await client.connect();
-            await client.query(`drop schema if exists ${schema} cascade`);
-            await client.end();
-          },
+          dispose: () => dropPostgresSchema(schema),
         };
       },
     },

@@ -9,14 +9,14 @@ export interface ApiPriorityOptions {
    * counted by a timer (at least 1 ms, with a pass through I/O before it fires), so a loop waiting on the database
    * sleeps instead of spinning through empty turns.
    */
-  turnsPerStep: number;
+  turnsPerRound: number;
 }
 
 /**
  * A burst of sends is answered at the API's full speed and delivered from the queue: the worker's steps wait for a
  * turn of their own, so requests read in the turns between are handled first, and the queue drains at full speed
  * once the burst is over. Every step waiting when its round comes starts (each chat's next batch), so many chats
- * are not held back one by one, and background work is never starved: a round every `turnsPerStep` turns.
+ * are not held back one by one, and background work is never starved: a round every `turnsPerRound` turns.
  */
 export class ApiPriority {
   private lastRequestAt = Number.NEGATIVE_INFINITY;
@@ -50,7 +50,7 @@ export class ApiPriority {
     setTimeout(() => {
       this.ticking = false;
       this.turns += 1;
-      if (this.turns >= this.options.turnsPerStep || !this.busy()) {
+      if (this.turns >= this.options.turnsPerRound || !this.busy()) {
         this.turns = 0;
         for (const release of this.waiting.splice(0)) release();
       }
