@@ -479,6 +479,30 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
   });
 
+  it('keeps a long lane in order across batches read ahead, and a failure holds back the batch already claimed', async () => {
+    const h = await harness();
+    // The 50th request fails once: the first batch (100) is being sent while the next one is claimed.
+    const url = receiver.route((nth) => (nth === 50 ? 500 : 200));
+    const source = instance();
+    await h.setWebhook(source, { url });
+    const ids: string[] = [];
+    for (let seq = 0; seq < 130; seq++) ids.push(await h.emit(source, 'MESSAGES_UPSERT', { seq }));
+    h.dispatcher().start();
+    // More events while the lane is busy: it reads them ahead of its next batch.
+    for (let seq = 130; seq < 170; seq++) ids.push(await h.emit(source, 'MESSAGES_UPSERT', { seq }));
+
+    const rows = await h.settled(source.name, 15_000);
+    expect(rows).toHaveLength(170);
+    expect(rows.every((r) => r.state === 'delivered')).toBe(true);
+    const requests = receiver.at(url);
+    expectOrdered(requests, ids);
+    // The failed one was sent again right after, before anything later went out.
+    expect(requests[49]!.answer).toBe(500);
+    expect(requests[50]!.body.id).toBe(requests[49]!.body.id);
+    expect(requests.filter((r) => r.answer === 200).map((r) => r.body.id)).toEqual(ids);
+    expect(rows.map((r) => r.attempts).filter((n) => n !== 1)).toEqual([2]);
+  });
+
   it('dead-letters at once on a non-retryable status, without holding back the next events', async () => {
     const h = await harness();
     const url = receiver.route((nth) => (nth === 1 ? 404 : 200));

@@ -57,6 +57,8 @@ export class WebhookDispatcher {
   private readonly rules: RetryRules;
   private readonly sender: OrderedSender;
   private stopping = new AbortController();
+  /** Per lane key: how often deliveries were queued in it (wrapping is harmless: only changes are compared). */
+  private readonly generations = new Map<string, number>();
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.logger = deps.logger.child({ component: 'webhook-dispatcher' });
@@ -84,7 +86,12 @@ export class WebhookDispatcher {
 
   /** New deliveries were queued in these lanes (hand this to `EventWriter.onDeliveriesQueued`): busy lanes find them. */
   wakeLanes(lanes: Lane[]): void {
-    for (const lane of lanes) this.scheduler.wakeLane(laneKey(lane));
+    for (const lane of lanes) {
+      const key = laneKey(lane);
+      // Counted so a lane being sent knows there is more to claim ahead of its next batch.
+      this.generations.set(key, this.generationOf(key) + 1);
+      this.scheduler.wakeLane(key);
+    }
   }
 
   /** Stops taking work and aborts requests in flight; those deliveries stay pending and are sent again later. */
@@ -95,48 +102,109 @@ export class WebhookDispatcher {
     await senderStopped;
   }
 
-  /** Delivers a lane's ready deliveries in order; answers when it should run again, if it has more to do. */
+  /**
+   * Delivers a lane's ready deliveries in order; answers when it should run again, if it has more to do. Pipelined:
+   * while a batch is being sent, the next one is read and claimed, and a batch's outcomes are recorded while the next
+   * is sent, so the store's round trips are not on the lane's path (the requests themselves still go one by one).
+   */
   private async runLane(key: string): Promise<number | undefined> {
-    const db = this.deps.store.db;
     const lane = parseLaneKey(key);
+    const settles = new SettleChain();
     let handled = 0;
-    while (handled < maxPerRun && !this.stopping.signal.aborted) {
-      const rows = await laneBatch(db, lane, batchSize);
+    let claimed = this.claimBatch(lane, key);
+    try {
+      for (;;) {
+        const batch = await claimed.then(takeResult);
+        settles.check();
+        // (Only a claim the loop started comes here; none is pending once it decided to stop.)
+        if (!batch) return undefined;
+        if (this.stopping.signal.aborted) {
+          await this.release(batch);
+          return Date.now();
+        }
+        // Nothing of ours at the head: it waits for a retry (or another node holds it).
+        if (batch.mine.length === 0) {
+          await this.release(batch);
+          await settles.done();
+          return batch.ready.length === 0 && batch.rows.length > 0 ? Number(batch.rows[0].next_attempt_at) : undefined;
+        }
+        // More after this batch (it was full, or deliveries were queued since it was read): claim them meanwhile.
+        const more =
+          batch.firstTaken === -1 &&
+          handled + batch.mine.length < maxPerRun &&
+          (batch.rows.length === batchSize || this.generationOf(key) !== batch.generation);
+        claimed = more ? this.claimBatch(lane, key, batch.mine[batch.mine.length - 1].id) : Promise.resolve(undefined);
+        // No request starts once the claim could run out before its answer.
+        const run = await this.attemptInOrder(batch.mine, batch.now, batch.leaseUntil - this.deps.config.webhookRequestTimeoutMs - startMarginMs);
+        handled += run.outcomes.length;
+        const attempted = new Set(run.outcomes.map((o) => o.row.id));
+        const release = batch.ready.filter((row) => batch.held.has(row.id) && !attempted.has(row.id)).map((row) => row.id);
+        settles.add(() => this.settle(batch.leaseUntil, run.outcomes, release));
+        if (run.waits || batch.firstTaken !== -1 || !more) {
+          // The claimed next batch waits behind a held lane: it goes back, in order, for the next run.
+          await this.release(await claimed.then(takeResult));
+          await settles.done();
+          if (run.waits || batch.firstTaken !== -1) return run.retryAt;
+          // A short batch, all of it ready, with nothing queued since, was the whole lane: done (deliveries queued
+          // later wake the lane again). Otherwise its share of this turn is used up: it runs again after other work.
+          return batch.rows.length < batchSize && batch.ready.length === batch.rows.length && handled < maxPerRun ? undefined : Date.now();
+        }
+      }
+    } catch (error) {
+      // A claim still in flight is left to its lease (its deliveries are attempted again once it runs out).
+      await settles.done().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Reads the lane's next batch (after `afterId`) and claims its ready head for this node until a fresh lease. */
+  private async claimBatch(lane: Lane, key: string, afterId?: number): Promise<ClaimResult> {
+    try {
+      const db = this.deps.store.db;
+      const generation = this.generationOf(key);
+      const rows = await laneBatch(db, lane, batchSize, afterId);
       const now = Date.now();
       const ready: DeliveryWithBody[] = [];
       for (const row of rows) {
         if (Number(row.next_attempt_at) > now) break;
         ready.push(row);
       }
-      if (ready.length === 0) return rows.length > 0 ? Number(rows[0].next_attempt_at) : undefined;
-      // A lease value of this run only (ms of jitter), so the ids it holds can be read back.
+      // A lease value of this claim only (ms of jitter), so the ids it holds can be read back.
       const leaseUntil = now + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs + Math.floor(Math.random() * 1000);
-      const held = await claimMany(db, ready, now, leaseUntil);
+      const held = ready.length > 0 ? await claimMany(db, ready, now, leaseUntil) : new Set<number>();
       // Deliveries taken by another node meanwhile, and all after them, wait for the next run, in order.
       const firstTaken = ready.findIndex((row) => !held.has(row.id));
       const mine = firstTaken === -1 ? ready : ready.slice(0, firstTaken);
-      // No request starts once the claim could run out before its answer.
-      const run = await this.attemptInOrder(mine, now, leaseUntil - this.deps.config.webhookRequestTimeoutMs - startMarginMs);
-      handled += run.outcomes.length;
-      const attempted = new Set(run.outcomes.map((o) => o.row.id));
-      const release = ready.filter((row) => held.has(row.id) && !attempted.has(row.id)).map((row) => row.id);
-      const recorded = await settleMany(
-        db,
-        leaseUntil,
-        run.outcomes.map((o) => ({ id: o.row.id, patch: o.patch })),
-        release,
-        Date.now(),
-      );
-      for (const outcome of run.outcomes) {
-        if (recorded.has(outcome.row.id)) this.report(outcome.row, outcome.result, outcome.patch);
-        else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
-      }
-      if (run.waits || firstTaken !== -1) return run.retryAt;
-      // A short batch, all of it ready, was the whole lane: done (deliveries queued meanwhile wake the lane again).
-      if (rows.length < batchSize && ready.length === rows.length) return undefined;
+      return { batch: { rows, ready, held, mine, firstTaken, now, leaseUntil, generation } };
+    } catch (error) {
+      // Kept as a value until the lane awaits it (a rejection nobody awaits yet would end the process).
+      return { error };
     }
-    // Its share of this turn is used up (or the dispatcher stops): the lane runs again right after other work.
-    return Date.now();
+  }
+
+  /** Gives claimed deliveries back (due now), so the lane's next run takes them in order. */
+  private async release(batch: ClaimedBatch | undefined): Promise<void> {
+    if (!batch || batch.held.size === 0) return;
+    await settleMany(this.deps.store.db, batch.leaseUntil, [], [...batch.held], Date.now());
+  }
+
+  /** Records a batch's outcomes (each only if its claim still holds), releases the rest, then reports them. */
+  private async settle(leaseUntil: number, outcomes: Outcome[], release: number[]): Promise<void> {
+    const recorded = await settleMany(
+      this.deps.store.db,
+      leaseUntil,
+      outcomes.map((o) => ({ id: o.row.id, patch: o.patch })),
+      release,
+      Date.now(),
+    );
+    for (const outcome of outcomes) {
+      if (recorded.has(outcome.row.id)) this.report(outcome.row, outcome.result, outcome.patch);
+      else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
+    }
+  }
+
+  private generationOf(key: string): number {
+    return this.generations.get(key) ?? 0;
   }
 
   /**
@@ -228,6 +296,48 @@ export class WebhookDispatcher {
 }
 
 type Cancelled = { kind: 'cancelled'; reason: string };
+
+/** A lane's batch as read and claimed: `mine` are the deliveries this node now holds, in order, from the head. */
+interface ClaimedBatch {
+  rows: DeliveryWithBody[];
+  ready: DeliveryWithBody[];
+  held: Set<number>;
+  mine: DeliveryWithBody[];
+  /** Index in `ready` of the first delivery another node took, or -1. */
+  firstTaken: number;
+  now: number;
+  leaseUntil: number;
+  /** The lane's generation when the batch was read. */
+  generation: number;
+}
+type ClaimResult = { batch: ClaimedBatch } | { error: unknown } | undefined;
+
+function takeResult(result: ClaimResult): ClaimedBatch | undefined {
+  if (result && 'error' in result) throw result.error;
+  return result?.batch;
+}
+
+/** Outcomes being recorded one batch after the other, off the lane's path; the first failure is kept for the lane. */
+class SettleChain {
+  private tail: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | undefined;
+
+  add(work: () => Promise<void>): void {
+    this.tail = this.tail.then(work).catch((error: unknown) => {
+      this.failure ??= { error };
+    });
+  }
+
+  /** Throws the first failure so far (the lane stops; unrecorded deliveries are attempted again after their lease). */
+  check(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  async done(): Promise<void> {
+    await this.tail;
+    this.check();
+  }
+}
 type Prepared = { row: DeliveryWithBody; request: WebhookRequest } | { row: DeliveryWithBody; verdict: Verdict | Cancelled };
 type Outcome = { row: DeliveryRow; patch: Settlement['patch']; result: 'delivered' | 'retry' | 'dead' | 'cancelled' };
 

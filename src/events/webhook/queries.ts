@@ -45,19 +45,21 @@ export async function laneHeads(db: Db): Promise<{ lane: Lane; readyAt: number }
 /** A pending delivery with the body of its event (null when the event left the outbox). */
 export type DeliveryWithBody = DeliveryRow & { body: string | null };
 
-/** The first `limit` pending deliveries of a lane, in order, each with its event body (one query). */
-export async function laneBatch(db: Db, lane: Lane, limit: number): Promise<DeliveryWithBody[]> {
-  return db
+/**
+ * The first `limit` pending deliveries of a lane, in order, each with its event body (one query); with `afterId`,
+ * those after that delivery (the lane's next batch while the one before it is still being sent).
+ */
+export async function laneBatch(db: Db, lane: Lane, limit: number, afterId?: number): Promise<DeliveryWithBody[]> {
+  let query = db
     .selectFrom('deliveries as d')
     .leftJoin('outbox as o', 'o.id', 'd.event_id')
     .selectAll('d')
     .select('o.body as body')
     .where('d.state', '=', 'pending')
     .where('d.target', '=', lane.target)
-    .where((eb) => (lane.instanceId === null ? eb('d.instance_id', 'is', null) : eb('d.instance_id', '=', lane.instanceId)))
-    .orderBy('d.id')
-    .limit(limit)
-    .execute();
+    .where((eb) => (lane.instanceId === null ? eb('d.instance_id', 'is', null) : eb('d.instance_id', '=', lane.instanceId)));
+  if (afterId !== undefined) query = query.where('d.id', '>', afterId);
+  return query.orderBy('d.id').limit(limit).execute();
 }
 
 /**
