@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeTargets } from './harness.js';
 import type { Store } from '../src/store/db.js';
-import { inInsertUnit, inUnit } from '../src/store/unit.js';
+import { inInsertUnit, inUnit, inWriteUnit } from '../src/store/unit.js';
 import { GroupCommit } from '../src/store/group-commit.js';
 
 const targets = await storeTargets();
@@ -85,6 +85,84 @@ describe.each(targets)('units of work on $name', (target) => {
       // ...and gone with the rollback.
       expect(await count('outbox', 'tx')).toBe(0);
       expect(await count('send_queue', 'tx')).toBe(0);
+    });
+
+    /** outbox rows 0..n-1 of `instance` and two queue rows, written before a write unit works on them. */
+    async function seed(instance: string, n: number): Promise<string[]> {
+      await inInsertUnit(store.db, async (unit) => {
+        for (let i = 0; i < n; i++) unit.insert('outbox', outboxRow(i, instance));
+        unit.insert('send_queue', queueRow(1, instance));
+        unit.insert('send_queue', queueRow(2, instance));
+      });
+      return Array.from({ length: n }, (_, i) => `evt-${instance}-${i}`);
+    }
+
+    const statusRows = async (instance: string) =>
+      (await store.db.selectFrom('message_status').select('message_id').where('instance_id', '=', instance).orderBy('message_id').execute()).map((r) => r.message_id);
+
+    it('write unit: its statements and rows are written, guarded rows and hooks only where the guard answered', async () => {
+      const ids = await seed('guard', 3);
+      const hooks: string[] = [];
+      const db = store.db;
+      const answered = await inWriteUnit(db, (unit) => {
+        unit.write(db.deleteFrom('send_queue').where('instance_id', '=', 'guard'));
+        // Moves events 0 and 1 only (created_at 0 and 1), as a status UPDATE moves only messages still PENDING.
+        unit.guardBy(db.updateTable('outbox').set({ body: '{"moved":true}' }).where('id', 'in', ids).where('created_at', '<', 2).returning('id'));
+        for (const id of [ids[0]!, ids[2]!]) {
+          const sink = unit.guarded(id);
+          sink.insert('message_status', { message_id: id, instance_id: 'guard', status: 'SERVER_ACK', detail: null, at: 5 });
+          sink.afterCommit(() => hooks.push(id));
+        }
+        unit.insert('outbox', outboxRow(10, 'guard'));
+        unit.afterCommit(() => hooks.push('always'));
+      });
+      expect([...answered].sort()).toEqual([ids[0], ids[1]]);
+      expect(await count('send_queue', 'guard')).toBe(0);
+      expect(await count('outbox', 'guard')).toBe(4);
+      const bodies = await db.selectFrom('outbox').select(['id', 'body']).where('instance_id', '=', 'guard').orderBy('seq').execute();
+      expect(bodies.map((b) => b.body)).toEqual(['{"moved":true}', '{"moved":true}', '{"n":2}', '{"n":10}']);
+      expect(await statusRows('guard')).toEqual([ids[0]]);
+      expect(hooks.sort()).toEqual(['always', ids[0]].sort());
+    });
+
+    it('write unit: guarded rows of several inserts each (hundreds), typed right on both stores', async () => {
+      const ids = await seed('many', 450);
+      const answered = await inWriteUnit(store.db, (unit) => {
+        unit.guardBy(store.db.updateTable('outbox').set({ created_at: 7 }).where('instance_id', '=', 'many').where('created_at', '>=', 50).returning('id'));
+        for (const id of ids) {
+          const sink = unit.guarded(id);
+          // A null, a bigint and text columns: the first row's casts type them all.
+          sink.insert('message_status', { message_id: id, instance_id: 'many', status: 'READ', detail: null, at: 1_790_000_000_000 });
+          sink.insert('outbox', { id: `${id}-update`, instance_id: 'many-events', instance_name: 'many', event: 'MESSAGES_UPDATE', body: '{}', created_at: 1 });
+        }
+      });
+      expect(answered.size).toBe(400);
+      expect((await statusRows('many')).length).toBe(400);
+      expect(await count('outbox', 'many-events')).toBe(400);
+      const at = await store.db.selectFrom('message_status').select('at').where('instance_id', '=', 'many').limit(1).executeTakeFirstOrThrow();
+      expect(Number(at.at)).toBe(1_790_000_000_000);
+    });
+
+    it('write unit: all or nothing when a row breaks a constraint; rollback hooks run, commit hooks do not', async () => {
+      const ids = await seed('wfail', 2);
+      const hooks: string[] = [];
+      await expect(
+        inWriteUnit(store.db, (unit) => {
+          unit.write(store.db.deleteFrom('send_queue').where('instance_id', '=', 'wfail'));
+          unit.guardBy(store.db.updateTable('outbox').set({ body: 'changed' }).where('id', 'in', ids).returning('id'));
+          const sink = unit.guarded(ids[0]!);
+          sink.insert('message_status', { message_id: ids[0]!, instance_id: 'wfail', status: 'READ', detail: null, at: 1 });
+          sink.afterCommit(() => hooks.push('guarded'));
+          unit.insert('outbox', outboxRow(1, 'wfail')); // an event id that exists: unique violation
+          unit.afterCommit(() => hooks.push('commit'));
+          unit.onRollback(() => hooks.push('rollback'));
+        }),
+      ).rejects.toThrow();
+      expect(await count('send_queue', 'wfail')).toBe(2);
+      const bodies = await store.db.selectFrom('outbox').select('body').where('instance_id', '=', 'wfail').orderBy('seq').execute();
+      expect(bodies.map((b) => b.body)).toEqual(['{"n":0}', '{"n":1}']);
+      expect(await statusRows('wfail')).toEqual([]);
+      expect(hooks).toEqual(['rollback']);
     });
 
     it('group commit: one bad unit fails alone, the others of its batch are committed in order', async () => {

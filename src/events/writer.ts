@@ -1,7 +1,7 @@
 // Writes events into the outbox, with one pending delivery per matching webhook, inside the caller's unit.
 import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Config } from '../config.js';
-import type { Unit } from '../store/unit.js';
+import type { RowSink } from '../store/unit.js';
 import { eventSuffix, globalFilterAllows, subscribed, wireName, type EventName } from './catalog.js';
 import { webhookOptions, type SinkConfigs } from './sink-configs.js';
 
@@ -58,7 +58,7 @@ export class EventWriter {
    * Writes the event and its deliveries into the unit. `farewell`: the instance is being deleted in this unit, so its
    * webhook deliveries keep the webhook's current settings with them (nothing else will hold them).
    */
-  emit(unit: Unit, source: EventSource, event: EventName, data: unknown, options: { farewell?: boolean } = {}): EventEnvelope {
+  emit(unit: RowSink, source: EventSource, event: EventName, data: unknown, options: { farewell?: boolean } = {}): EventEnvelope {
     const now = Date.now();
     const envelope: EventEnvelope = {
       id: timeOrderedId(),

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import type { SendQueueTable } from '../store/schema.js';
-import { inUnit } from '../store/unit.js';
+import { inUnit, inWriteUnit } from '../store/unit.js';
 import { LaneScheduler } from '../util/lanes.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import type { ApiPriority } from '../util/api-priority.js';
@@ -15,7 +15,7 @@ import type { EventWriter } from '../events/writer.js';
 import type { Instance } from '../instances/model.js';
 import { eventSourceOf } from '../instances/event-source.js';
 import type { StatusRecorder } from './status-recorder.js';
-import { presentMessage, recordFromRow } from './records.js';
+import { presentMessage, recordFromRow, type MessageRecord } from './records.js';
 import type { QueuePayload } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
 
@@ -185,34 +185,41 @@ export class SendWorkers {
     const connector = this.deps.connectorOf(instanceId);
     if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false };
     const payloads = rows.map(payloadOf);
-    const contents = new Map<string, Record<string, unknown>>();
-    await inUnit(db, async (unit) => {
-      await unit.tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)).execute();
-      const messages = await unit.tx.selectFrom('messages').selectAll().where('id', 'in', rows.map((r) => r.message_id)).execute();
+    // A message's content never changes once accepted: read outside the write that marks the attempt.
+    const stored = await db.selectFrom('messages').selectAll().where('id', 'in', rows.map((r) => r.message_id)).execute();
+    const records = new Map(stored.map((message) => [message.id, recordFromRow(message)]));
+    await inWriteUnit(db, (unit) => {
+      unit.write(db.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)));
       const source = eventSourceOf(instance, this.deps.apikeyOf);
-      for (const message of messages) contents.set(message.id, JSON.parse(message.content) as Record<string, unknown>);
       for (const row of rows) {
-        const message = messages.find((m) => m.id === row.message_id);
-        if (message) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
+        const record = records.get(row.message_id);
+        if (record) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(record));
       }
     });
     const { sent, error: failure } = await sendInOrder(
       connector,
-      rows.map((row, i) => outboundOf(payloads[i], contents.get(row.message_id))),
+      rows.map((row, i) => outboundOf(payloads[i], records.get(row.message_id)?.content)),
     );
-    if (sent > 0) await this.complete(instance, rows.slice(0, sent), payloads.slice(0, sent));
+    if (sent > 0) await this.complete(instance, rows.slice(0, sent), payloads.slice(0, sent), records);
     if (sent === rows.length) return { advanced: sent, go: true };
     const go = await this.failed(instance, { ...rows[sent], attempts: 1 }, payloads[sent], 1, failure);
     return { advanced: sent + (go ? 1 : 0), go };
   }
 
-  /** Records sent messages: off the queue, their kept media dropped, SERVER_ACK. */
-  private async complete(instance: Instance, rows: Selectable<SendQueueTable>[], payloads: QueuePayload[]): Promise<void> {
-    await inUnit(this.deps.db, async (unit) => {
-      await unit.tx.deleteFrom('send_queue').where('seq', 'in', rows.map((r) => r.seq)).execute();
+  /** Records sent messages in one write: off the queue, their kept media dropped, SERVER_ACK. */
+  private async complete(
+    instance: Instance,
+    rows: Selectable<SendQueueTable>[],
+    payloads: QueuePayload[],
+    records: Map<string, MessageRecord>,
+  ): Promise<void> {
+    const { db } = this.deps;
+    await inWriteUnit(db, (unit) => {
+      unit.write(db.deleteFrom('send_queue').where('seq', 'in', rows.map((r) => r.seq)));
       const blobs = payloads.map((p) => p.outbound.mediaBlobId).filter((id): id is string => !!id);
-      if (blobs.length > 0) await unit.tx.deleteFrom('media_blobs').where('id', 'in', blobs).execute();
-      await this.deps.statuses.recordMany(unit, instance, payloads.map((p) => p.outbound.keyId), 'SERVER_ACK');
+      if (blobs.length > 0) unit.write(db.deleteFrom('media_blobs').where('id', 'in', blobs));
+      const sent = rows.map((row) => records.get(row.message_id)).filter((record): record is MessageRecord => !!record);
+      this.deps.statuses.markSent(unit, instance, sent);
     });
     for (const row of rows) this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
     for (let i = 0; i < rows.length; i++) this.deps.onOutcome?.(instance, 'delivered');
@@ -229,16 +236,12 @@ export class SendWorkers {
       return true;
     }
     const payload = payloadOf(row);
-    let content: Record<string, unknown> | undefined;
-    await inUnit(db, async (unit) => {
-      await unit.tx.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq).execute();
-      const message = await unit.tx.selectFrom('messages').selectAll().where('id', '=', row.message_id).executeTakeFirst();
-      if (!message) return;
-      content = JSON.parse(message.content) as Record<string, unknown>;
+    const stored = await db.selectFrom('messages').selectAll().where('id', '=', row.message_id).executeTakeFirst();
+    const record = stored ? recordFromRow(stored) : undefined;
+    await inWriteUnit(db, (unit) => {
+      unit.write(db.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq));
       // send.message announces the first attempt only; retries are the same message leaving again.
-      if (row.attempts === 0) {
-        this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(recordFromRow(message)));
-      }
+      if (record && row.attempts === 0) this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(record));
     });
     const attempt = row.attempts + 1;
     const signal = this.aborts.get(instanceId)?.signal;
@@ -254,11 +257,11 @@ export class SendWorkers {
         // As Evolution and WhatsApp clients do: typing ends, then the message goes.
         await connector.sendPresence(row.chat_jid, 'paused');
       }
-      await connector.send(outboundOf(payload, content));
+      await connector.send(outboundOf(payload, record?.content));
     } catch (error) {
       return this.failed(instance, row, payload, attempt, error);
     }
-    await this.complete(instance, [row], [payload]);
+    await this.complete(instance, [row], [payload], new Map(record ? [[row.message_id, record]] : []));
     return true;
   }
 

@@ -2,13 +2,13 @@
 import type { Instance } from '../instances/model.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Dialect } from '../store/db.js';
-import type { Unit } from '../store/unit.js';
+import type { Unit, WriteUnit } from '../store/unit.js';
 import { recordFromRow, type MessageRecord } from './records.js';
 import { statusSteps, type MessageStatus } from './status.js';
 import { eventSourceOf } from '../instances/event-source.js';
 
 /** What a status event needs to know of a message. */
-type StatusSubject = Pick<MessageRecord, 'id' | 'keyId' | 'remoteJid' | 'fromMe' | 'participant'>;
+export type StatusSubject = Pick<MessageRecord, 'id' | 'keyId' | 'remoteJid' | 'fromMe' | 'participant'>;
 
 interface StatusChange {
   message: StatusSubject;
@@ -83,6 +83,30 @@ export class StatusRecorder {
     await this.apply(unit, instance, changes, options.detail);
   }
 
+  /**
+   * SERVER_ACK for own messages just handed to the messenger, as one guarded write of `unit`: only those still
+   * PENDING move on, with their history rows and MESSAGES_UPDATE events (a receipt that overtook the send has already
+   * recorded SERVER_ACK on its way past, and a message that failed meanwhile stays as it is).
+   */
+  markSent(unit: WriteUnit, instance: Instance, messages: StatusSubject[]): void {
+    if (messages.length === 0) return;
+    const now = Date.now();
+    unit.guardBy(
+      unit.db
+        .updateTable('messages')
+        .set({ status: 'SERVER_ACK', updated_at: now })
+        .where('id', 'in', messages.map((m) => m.id))
+        .where('status', '=', 'PENDING')
+        .returning('id'),
+    );
+    const source = eventSourceOf(instance, this.apikeyOf);
+    for (const message of messages) {
+      const sink = unit.guarded(message.id);
+      sink.insert('message_status', { message_id: message.id, instance_id: instance.id, status: 'SERVER_ACK', detail: null, at: now });
+      this.events.emit(sink, source, 'MESSAGES_UPDATE', statusData(instance, message, 'SERVER_ACK'));
+    }
+  }
+
   private async advance(unit: Unit, instance: Instance, record: MessageRecord, next: MessageStatus, detail?: string) {
     const steps = statusSteps(record.status, next);
     await this.apply(unit, instance, steps.length > 0 ? [{ message: record, steps }] : [], detail);
@@ -111,17 +135,22 @@ export class StatusRecorder {
           detail: status === 'ERROR' ? (detail ?? null) : null,
           at: now,
         });
-        this.events.emit(unit, source, 'MESSAGES_UPDATE', {
-          keyId: message.keyId,
-          remoteJid: message.remoteJid,
-          fromMe: message.fromMe,
-          participant: message.participant,
-          status,
-          instanceId: instance.id,
-          messageId: message.id,
-          ...(status === 'ERROR' && detail ? { error: detail } : {}),
-        });
+        this.events.emit(unit, source, 'MESSAGES_UPDATE', statusData(instance, message, status, detail));
       }
     }
   }
+}
+
+/** The data of a MESSAGES_UPDATE event (Evolution's shape; `error` on ERROR). */
+function statusData(instance: Instance, message: StatusSubject, status: MessageStatus, detail?: string) {
+  return {
+    keyId: message.keyId,
+    remoteJid: message.remoteJid,
+    fromMe: message.fromMe,
+    participant: message.participant,
+    status,
+    instanceId: instance.id,
+    messageId: message.id,
+    ...(status === 'ERROR' && detail ? { error: detail } : {}),
+  };
 }

@@ -8,6 +8,7 @@ import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
 import { startCheckpointer, withStatementCache, type Checkpointer } from './sqlite-statements.js';
 import { prepareStatements } from './pg-prepared.js';
+import { registerColumnTypes, type ColumnTypes } from './unit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -113,6 +114,7 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const current = schema ?? ((await pool.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema || 'public');
   await migrate(db as Kysely<unknown>, 'postgres', current);
+  registerColumnTypes(db, await readColumnTypes(pool, current));
   return {
     db,
     dialect: 'postgres',
@@ -123,4 +125,19 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
       await db.destroy();
     },
   };
+}
+
+/** The column types of the schema's tables (for casts in statements that build rows from VALUES). */
+async function readColumnTypes(pool: pg.Pool, schema: string): Promise<ColumnTypes> {
+  const { rows } = await pool.query<{ table_name: string; column_name: string; data_type: string }>(
+    'select table_name, column_name, data_type from information_schema.columns where table_schema = $1',
+    [schema],
+  );
+  const types: ColumnTypes = new Map();
+  for (const row of rows) {
+    let table = types.get(row.table_name);
+    if (!table) types.set(row.table_name, (table = new Map()));
+    table.set(row.column_name, row.data_type);
+  }
+  return types;
 }
