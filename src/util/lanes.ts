@@ -62,6 +62,14 @@ export class LaneScheduler {
     else this.wake();
   }
 
+  /**
+   * The lane's runner has looked at everything queued for it up to now (its last read began after the last wake-up):
+   * wake-ups that came while it ran need no run of their own.
+   */
+  seen(key: string): void {
+    this.wokenWhileBusy.delete(key);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

@@ -126,13 +126,15 @@ export class WebhookDispatcher {
         if (batch.mine.length === 0) {
           await this.release(batch);
           await settles.done();
-          return batch.ready.length === 0 && batch.rows.length > 0 ? Number(batch.rows[0].next_attempt_at) : undefined;
+          if (batch.rows.length > 0) return batch.ready.length === 0 ? Number(batch.rows[0].next_attempt_at) : undefined;
+          this.sawAll(key, batch);
+          return undefined;
         }
-        // More after this batch (it was full, or deliveries were queued since it was read): claim them meanwhile.
+        // More after this batch (it was full, or deliveries were queued after it was read): claim them meanwhile.
         const more =
           batch.firstTaken === -1 &&
           handled + batch.mine.length < maxPerRun &&
-          (batch.rows.length === batchSize || this.generationOf(key) !== batch.generation);
+          (batch.rows.length === batchSize || this.generationOf(key) !== batch.generationAfterRead);
         claimed = more ? this.claimBatch(lane, key, batch.mine[batch.mine.length - 1].id) : Promise.resolve(undefined);
         // No request starts once the claim could run out before its answer.
         const run = await this.attemptInOrder(batch.mine, batch.now, batch.leaseUntil - this.deps.config.webhookRequestTimeoutMs - startMarginMs);
@@ -147,7 +149,11 @@ export class WebhookDispatcher {
           if (run.waits || batch.firstTaken !== -1) return run.retryAt;
           // A short batch, all of it ready, with nothing queued since, was the whole lane: done (deliveries queued
           // later wake the lane again). Otherwise its share of this turn is used up: it runs again after other work.
-          return batch.rows.length < batchSize && batch.ready.length === batch.rows.length && handled < maxPerRun ? undefined : Date.now();
+          if (batch.rows.length < batchSize && batch.ready.length === batch.rows.length && handled < maxPerRun) {
+            this.sawAll(key, batch);
+            return undefined;
+          }
+          return Date.now();
         }
       }
     } catch (error) {
@@ -163,6 +169,7 @@ export class WebhookDispatcher {
       const db = this.deps.store.db;
       const generation = this.generationOf(key);
       const rows = await laneBatch(db, lane, batchSize, afterId);
+      const generationAfterRead = this.generationOf(key);
       const now = Date.now();
       const ready: DeliveryWithBody[] = [];
       for (const row of rows) {
@@ -175,7 +182,7 @@ export class WebhookDispatcher {
       // Deliveries taken by another node meanwhile, and all after them, wait for the next run, in order.
       const firstTaken = ready.findIndex((row) => !held.has(row.id));
       const mine = firstTaken === -1 ? ready : ready.slice(0, firstTaken);
-      return { batch: { rows, ready, held, mine, firstTaken, now, leaseUntil, generation } };
+      return { batch: { rows, ready, held, mine, firstTaken, now, leaseUntil, generation, generationAfterRead } };
     } catch (error) {
       // Kept as a value until the lane awaits it (a rejection nobody awaits yet would end the process).
       return { error };
@@ -201,6 +208,11 @@ export class WebhookDispatcher {
       if (recorded.has(outcome.row.id)) this.report(outcome.row, outcome.result, outcome.patch);
       else this.logger.debug({ deliveryId: outcome.row.id }, 'webhook delivery changed meanwhile (redelivered or taken over); outcome not recorded');
     }
+  }
+
+  /** The lane was read whole, and nothing was queued in it since that read began: wake-ups meanwhile are answered. */
+  private sawAll(key: string, batch: ClaimedBatch): void {
+    if (this.generationOf(key) === batch.generation) this.scheduler.seen(key);
   }
 
   private generationOf(key: string): number {
@@ -307,8 +319,13 @@ interface ClaimedBatch {
   firstTaken: number;
   now: number;
   leaseUntil: number;
-  /** The lane's generation when the batch was read. */
+  /** The lane's generation when the batch's read began (everything queued before it was seen). */
   generation: number;
+  /**
+   * Its generation when the read answered: a change after it is deliveries the read cannot have seen (one between the
+   * two may have been seen already; the lane's next run looks for it, rather than a read ahead that may come back empty).
+   */
+  generationAfterRead: number;
 }
 type ClaimResult = { batch: ClaimedBatch } | { error: unknown } | undefined;
 
