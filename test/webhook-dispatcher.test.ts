@@ -503,6 +503,28 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(rows.map((r) => r.attempts).filter((n) => n !== 1)).toEqual([2]);
   });
 
+  it('sends the head of a lane up to a delivery held elsewhere (another node\'s claim), and the rest, in order, once it is due', async () => {
+    const h = await harness();
+    const url = receiver.route();
+    const source = instance();
+    await h.setWebhook(source, { url });
+    const ids: string[] = [];
+    for (let seq = 0; seq < 5; seq++) ids.push(await h.emit(source, 'MESSAGES_UPSERT', { seq }));
+    // The third delivery is claimed by another node for the next 1.5 s.
+    const third = (await h.rows(source.name))[2]!;
+    const heldUntil = Date.now() + 1500;
+    await h.store.db.updateTable('deliveries').set({ next_attempt_at: heldUntil }).where('id', '=', third.id).execute();
+    h.dispatcher().start();
+
+    await waitFor('the first two', () => receiver.at(url).length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at(url).map((r) => r.body.id)).toEqual(ids.slice(0, 2));
+    const rows = await h.settled(source.name);
+    expect(rows.every((r) => r.state === 'delivered')).toBe(true);
+    expect(receiver.at(url).map((r) => r.body.id)).toEqual(ids);
+    expect(receiver.at(url)[2]!.at).toBeGreaterThanOrEqual(heldUntil - 5);
+  });
+
   it('dead-letters at once on a non-retryable status, without holding back the next events', async () => {
     const h = await harness();
     const url = receiver.route((nth) => (nth === 1 ? 404 : 200));

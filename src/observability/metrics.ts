@@ -1,6 +1,7 @@
 // Prometheus metrics of the service: outbox depth, deliveries by result, delivery latency, sends, per instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../store/db.js';
+import { isPending } from '../events/webhook/queries.js';
 
 export type DeliveryResult = 'delivered' | 'retry' | 'dead' | 'cancelled';
 
@@ -41,7 +42,7 @@ export class Metrics {
         const rows = await db
           .selectFrom('deliveries')
           .select(['instance_name', 'target', (eb) => eb.fn.countAll<number>().as('n')])
-          .where('state', '=', 'pending')
+          .where(isPending('state'))
           .groupBy(['instance_name', 'target'])
           .execute();
         for (const row of rows) this.set({ instance: row.instance_name, target: row.target }, Number(row.n));

@@ -227,6 +227,26 @@ const deliverySettingsSnapshot: Migration = {
   },
 };
 
+/**
+ * Pending deliveries indexed alone: the index of lane heads and batches stays the size of the backlog, and a delivery
+ * settling (no longer pending) adds nothing to it. On PostgreSQL, room left in each page of deliveries lets a claim
+ * (which changes no indexed column) update its row in place, without new index entries.
+ */
+function pendingDeliveries(dialect: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.dropIndex('deliveries_pending').execute();
+      await db.schema
+        .createIndex('deliveries_pending')
+        .on('deliveries')
+        .columns(['target', 'instance_id', 'id'])
+        .where(sql.ref('state'), '=', 'pending')
+        .execute();
+      if (dialect === 'postgres') await sql`alter table deliveries set (fillfactor = 70)`.execute(db);
+    },
+  };
+}
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -236,6 +256,7 @@ class ListProvider implements MigrationProvider {
       '0003_send_queue_chat_index': queueByChat,
       '0004_leaner_indexes': leanerIndexes,
       '0005_delivery_settings_snapshot': deliverySettingsSnapshot,
+      '0006_pending_deliveries_index': pendingDeliveries(this.dialect),
     };
   }
 }

@@ -14,7 +14,7 @@ import { InProcessSender, type OrderedSender, type SendRules, type WebhookReques
 import type { MediaResolver } from './media-base64.js';
 import { settlement, shorten, type RetryRules, type Settlement, type Verdict } from './outcome.js';
 import { deliveryBody, inlineMedia } from './payload.js';
-import { claimMany, laneBatch, laneHeads, laneKey, parseLaneKey, settleMany, type DeliveryRow, type DeliveryWithBody, type Lane } from './queries.js';
+import { readAndClaim, readyHead, laneHeads, laneKey, parseLaneKey, settleMany, type DeliveryRow, type DeliveryWithBody, type Lane } from './queries.js';
 import type { EventEnvelope } from '../writer.js';
 
 export interface WebhookDispatcherDeps {
@@ -168,17 +168,12 @@ export class WebhookDispatcher {
     try {
       const db = this.deps.store.db;
       const generation = this.generationOf(key);
-      const rows = await laneBatch(db, lane, batchSize, afterId);
-      const generationAfterRead = this.generationOf(key);
       const now = Date.now();
-      const ready: DeliveryWithBody[] = [];
-      for (const row of rows) {
-        if (Number(row.next_attempt_at) > now) break;
-        ready.push(row);
-      }
       // A lease value of this claim only (ms of jitter), so the ids it holds can be read back.
       const leaseUntil = now + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs + Math.floor(Math.random() * 1000);
-      const held = ready.length > 0 ? await claimMany(db, ready, now, leaseUntil) : new Set<number>();
+      const { rows, held } = await readAndClaim(db, lane, batchSize, afterId, now, leaseUntil);
+      const generationAfterRead = this.generationOf(key);
+      const ready = readyHead(rows, now, held);
       // Deliveries taken by another node meanwhile, and all after them, wait for the next run, in order.
       const firstTaken = ready.findIndex((row) => !held.has(row.id));
       const mine = firstTaken === -1 ? ready : ready.slice(0, firstTaken);

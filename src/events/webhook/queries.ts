@@ -1,6 +1,6 @@
 // Store access of the webhook dispatcher: lane heads, claiming a delivery with a lease, recording the outcome.
 import { sql, type Selectable, type Updateable } from 'kysely';
-import type { Db } from '../../store/db.js';
+import { isPostgres, type Db } from '../../store/db.js';
 import type { DeliveriesTable } from '../../store/schema.js';
 import type { DeliveryLane, DeliveryTarget } from '../writer.js';
 import { webhookOptions, type WebhookOptions } from '../sink-configs.js';
@@ -27,7 +27,7 @@ export async function laneHeads(db: Db): Promise<{ lane: Lane; readyAt: number }
   const heads = db
     .selectFrom('deliveries')
     .select(['target', 'instance_id', (eb) => eb.fn.min('id').as('head_id')])
-    .where('state', '=', 'pending')
+    .where(isPending('state'))
     .groupBy(['target', 'instance_id'])
     .as('h');
   const rows = await db
@@ -55,7 +55,7 @@ export async function laneBatch(db: Db, lane: Lane, limit: number, afterId?: num
     .leftJoin('outbox as o', 'o.id', 'd.event_id')
     .selectAll('d')
     .select('o.body as body')
-    .where('d.state', '=', 'pending')
+    .where(isPending('d.state'))
     .where('d.target', '=', lane.target)
     .where((eb) => (lane.instanceId === null ? eb('d.instance_id', 'is', null) : eb('d.instance_id', '=', lane.instanceId)));
   if (afterId !== undefined) query = query.where('d.id', '>', afterId);
@@ -77,6 +77,75 @@ export async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseU
     .returning('id')
     .execute();
   return new Set(held.map((r) => Number(r.id)));
+}
+
+/** A lane's batch as read and claimed in one go. `held`: the ids this node now holds. */
+export interface ClaimedRows {
+  /** The batch in lane order: held deliveries as claimed (with their bodies), the others as they stood. */
+  rows: DeliveryWithBody[];
+  held: Set<number>;
+}
+
+/**
+ * Reads the lane's next `limit` pending deliveries (after `afterId`) and claims the ready ones at its head (see
+ * `claimMany`). On PostgreSQL one statement does both; on SQLite (no UPDATE in a WITH clause) a read, then the claim.
+ */
+export async function readAndClaim(db: Db, lane: Lane, limit: number, afterId: number | undefined, now: number, leaseUntil: number): Promise<ClaimedRows> {
+  if (!isPostgres(db)) {
+    const rows = await laneBatch(db, lane, limit, afterId);
+    const ready = readyHead(rows, now);
+    return { rows, held: ready.length > 0 ? await claimMany(db, ready, now, leaseUntil) : new Set() };
+  }
+  const ofLane = lane.instanceId === null ? sql`"instance_id" is null` : sql`"instance_id" = ${lane.instanceId}`;
+  // batch: the lane's next rows; ready: its head up to the first that must wait; claimed: those of them still
+  // pending and due when the UPDATE gets to them (another node may have just taken one). The answer: the claimed rows
+  // with their event bodies, and the batch's other rows as they stood. Rows are named by arrays of ids, so each is
+  // looked up by its key (a join with a CTE, whose size the planner cannot know, may scan the whole table instead).
+  const result = await sql<DeliveryWithBody & { held: boolean }>`
+    with batch as (
+      select "id", "next_attempt_at" from "deliveries"
+      where "state" = 'pending' and "target" = ${lane.target} and ${ofLane} and "id" > ${afterId ?? 0}
+      order by "id" limit ${limit}
+    ), ready as (
+      select "id" from batch
+      where "next_attempt_at" <= ${now}
+        and "id" < coalesce((select min("id") from batch where "next_attempt_at" > ${now}), 9223372036854775807)
+    ), claimed as (
+      update "deliveries" set "next_attempt_at" = ${leaseUntil}
+      where "id" = any(array(select "id" from ready)) and "state" = 'pending' and "next_attempt_at" <= ${now}
+      returning *
+    )
+    select c.*, o."body", true as "held" from claimed c left join "outbox" o on o."id" = c."event_id"
+    union all
+    select d.*, null, false from "deliveries" d
+    where d."id" = any(array(select "id" from batch)) and d."id" <> all(array(select "id" from claimed))
+    order by "id"`.execute(db);
+  const held = new Set<number>();
+  const rows: DeliveryWithBody[] = [];
+  for (const { held: mine, ...row } of result.rows) {
+    if (mine) held.add(Number(row.id));
+    rows.push(row);
+  }
+  return { rows, held };
+}
+
+/** The deliveries at the head of a batch that are due, up to the first that must wait. */
+export function readyHead<R extends DeliveryRow>(rows: R[], now: number, held?: Set<number>): R[] {
+  const ready: R[] = [];
+  for (const row of rows) {
+    // A held row shows its new lease; it was due when claimed.
+    if (!held?.has(Number(row.id)) && Number(row.next_attempt_at) > now) break;
+    ready.push(row);
+  }
+  return ready;
+}
+
+/**
+ * `state = 'pending'` written out, not as a parameter: SQLite uses the partial index of pending deliveries only for
+ * a condition it can see implies the index's own (PostgreSQL plans each statement for its values anyway).
+ */
+export function isPending(column: 'state' | 'd.state') {
+  return sql<boolean>`${sql.ref(column)} = 'pending'`;
 }
 
 /**
