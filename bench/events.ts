@@ -45,6 +45,7 @@ import {
   pgUrl,
   postgresUnreachable,
   renderTable,
+  serverNodeFlags,
   sleep,
   startChild,
   stopChild,
@@ -411,7 +412,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
   const port = await freePort();
   const globalKey = `bench-${randomBytes(12).toString('hex')}`;
   const base = `http://127.0.0.1:${port}`;
-  const nodeFlags = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `events-${store}-${phase}-${Date.now()}`)}`] : [];
+  const nodeFlags = [...serverNodeFlags, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `events-${store}-${phase}-${Date.now()}`)}`] : [])];
   const child = startChild(
     `switchboard ${store} (${phase})`,
     'src/main.ts',

@@ -254,3 +254,9 @@ export async function freshPostgresDatabase(prefix = 'bench'): Promise<{ uri: st
     },
   };
 }
+
+/**
+ * Node flags of every server process, the same for the baseline and Switchboard, in both benchmarks: by default the
+ * flag the service's own start scripts use (package.json `start`, Dockerfile); BENCH_NODE_FLAGS overrides (empty: none).
+ */
+export const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);

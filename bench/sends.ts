@@ -24,6 +24,7 @@ import {
   percentile,
   pgUrl,
   postgresUnreachable,
+  serverNodeFlags,
   startChild,
   stopChild,
   waitReady,
@@ -71,11 +72,6 @@ function parseArgs(argv: string[]): Options {
 
 const sendBody = JSON.stringify({ number: '5511988887777', text: 'bench' });
 
-/**
- * Node flags of every server process, the same for the baseline and Switchboard: by default the flag the service's
- * own start scripts use (package.json `start`, Dockerfile); BENCH_NODE_FLAGS overrides (empty: none).
- */
-const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
 
 installExitHandlers();
 
