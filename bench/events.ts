@@ -24,10 +24,10 @@
 // (except those still pending at a drain timeout), and nothing else may have arrived.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -127,50 +127,96 @@ interface Arrival {
   arrivedMs: number;
 }
 
+/**
+ * The receiver's own thread: a real receiver is a service of its own, so its answers must not wait behind the load
+ * generator's work on this thread's event loop. It answers 200 at once, then records the event; `take` hands over
+ * what it recorded since the last take.
+ */
+const receiverThread = `
+const { parentPort } = require('node:worker_threads');
+const { createServer } = require('node:http');
+const { performance } = require('node:perf_hooks');
+let arrivals = [];
+let malformed = 0;
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const arrivedMs = performance.timeOrigin + performance.now();
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+    res.end('ok');
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const writtenMs = typeof body.date_time === 'string' ? Date.parse(body.date_time) : NaN;
+      if (typeof body.id !== 'string' || Number.isNaN(writtenMs)) throw new Error('not an envelope');
+      arrivals.push({ id: body.id, event: String(body.event), instance: String(body.instance), writtenMs, arrivedMs });
+    } catch {
+      malformed++;
+    }
+  });
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ type: 'listening', port: server.address().port }));
+parentPort.on('message', (message) => {
+  if (message.type === 'take') {
+    parentPort.postMessage({ type: 'taken', arrivals, malformed });
+    arrivals = [];
+    malformed = 0;
+  } else if (message.type === 'close') {
+    server.closeAllConnections();
+    server.close(() => parentPort.postMessage({ type: 'closed' }));
+  }
+});
+`;
+
 class Receiver {
   readonly arrivals: Arrival[] = [];
   /** Times each event id arrived since the last reset. */
   readonly seen = new Map<string, number>();
   /** Bodies that were not an event envelope. */
   malformed = 0;
-  private readonly server = createServer((req, res) => this.handle(req, res));
   port = 0;
+  private readonly thread = new Worker(receiverThread, { eval: true });
 
-  async listen(): Promise<void> {
-    this.server.keepAliveTimeout = 65_000;
-    await new Promise<void>((done) => this.server.listen(0, '127.0.0.1', done));
-    const address = this.server.address();
-    this.port = typeof address === 'object' && address ? address.port : 0;
+  private next<T>(type: string): Promise<T> {
+    return new Promise((resolve) => {
+      const onMessage = (message: { type: string }) => {
+        if (message.type !== type) return;
+        this.thread.off('message', onMessage);
+        resolve(message as T);
+      };
+      this.thread.on('message', onMessage);
+    });
   }
 
-  reset(): void {
+  async listen(): Promise<void> {
+    this.port = (await this.next<{ port: number }>('listening')).port;
+  }
+
+  /** Brings over what the receiver thread recorded so far. */
+  async sync(): Promise<void> {
+    const taken = this.next<{ arrivals: Arrival[]; malformed: number }>('taken');
+    this.thread.postMessage({ type: 'take' });
+    const { arrivals, malformed } = await taken;
+    for (const arrival of arrivals) {
+      this.arrivals.push(arrival);
+      this.seen.set(arrival.id, (this.seen.get(arrival.id) ?? 0) + 1);
+    }
+    this.malformed += malformed;
+  }
+
+  async reset(): Promise<void> {
+    await this.sync();
     this.arrivals.length = 0;
     this.seen.clear();
     this.malformed = 0;
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((done) => this.server.close(() => done()));
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const arrivedMs = nowMs();
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-      res.end('ok');
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown; event?: unknown; instance?: unknown; date_time?: unknown };
-        const writtenMs = typeof body.date_time === 'string' ? Date.parse(body.date_time) : Number.NaN;
-        if (typeof body.id !== 'string' || Number.isNaN(writtenMs)) throw new Error('not an envelope');
-        this.arrivals.push({ id: body.id, event: String(body.event), instance: String(body.instance), writtenMs, arrivedMs });
-        this.seen.set(body.id, (this.seen.get(body.id) ?? 0) + 1);
-      } catch {
-        this.malformed++;
-      }
-    });
+    const closed = this.next('closed');
+    this.thread.postMessage({ type: 'close' });
+    await closed;
+    await this.thread.terminate();
   }
 }
 
@@ -448,7 +494,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     problems: [],
     notes: [],
   };
-  receiver.reset();
+  await receiver.reset();
   let stopped = false;
   try {
     await waitReady(child, async () => (await fetch(`${base}/health`)).status === 200);
@@ -490,6 +536,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     const warmDrain = await drain(probe, 60_000, child);
     for (const [status, n] of warm.failures) result.problems.push(`warm-up: ${n} sends answered ${status || 'error'}`);
     if (!warmDrain.drained) throw new Error(`the warm-up did not drain within 60 s (${warmDrain.queued} queued, ${warmDrain.pending} pending)`);
+    await receiver.sync();
     process.stdout.write(`${receiver.arrivals.length} events (${(receiver.arrivals.length / Math.max(1, warm.accepted)).toFixed(2)} per send); `);
 
     const from = receiver.arrivals.length;
@@ -503,6 +550,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     }
     result.drain = await drain(probe, drainTimeoutMs, child);
     result.cpu = meter();
+    await receiver.sync();
     result.arrivals = receiver.arrivals.slice(from);
     // Still pending at a timeout: they have waited at least this long (a lower bound of their lag).
     const censored = result.drain.drained ? [] : (await probe.deliveries(true)).filter((r) => r.target === 'instance').map((r) => result.drain.atMs - r.created_at);
@@ -515,6 +563,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     await stopChild(child);
     stopped = true;
     if (child.proc.exitCode !== 0) result.notes.push(`server exit code ${child.proc.exitCode ?? child.proc.signalCode}`);
+    await receiver.sync();
     validate(result, await probe.deliveries(), receiver);
     const log = child.output.join('').trim();
     if (log) result.notes.push(`server output (tail): ${log.slice(-600).replace(/\s+/g, ' ')}`);
