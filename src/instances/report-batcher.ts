@@ -1,6 +1,6 @@
-// Received messages and receipts reported by connectors, recorded in bulk: one transaction per turn of the event loop.
+// Received messages and receipts reported by connectors, recorded in bulk: one batch per turn of the event loop.
 import type { Db } from '../store/db.js';
-import { inUnit, type Unit } from '../store/unit.js';
+import { inUnit, inWriteUnit } from '../store/unit.js';
 import { BatchCommit } from '../store/group-commit.js';
 import type { EventWriter, EventSource } from '../events/writer.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
@@ -25,20 +25,21 @@ const maxBatch = 512;
 const rowsPerInsert = 200;
 
 /**
- * Reports made before the next turn of the event loop are recorded in one transaction, in the order they were made:
- * received messages with one multi-row insert (a message already stored is skipped: delivered twice, stored once),
- * receipts of one instance and status with one update. Batches commit one after the other; if a batch fails, each
- * of its reports is recorded alone, so one bad report fails only its own caller.
+ * Reports made before the next turn of the event loop are recorded together: received messages with one multi-row
+ * insert (a message already stored is skipped: delivered twice, stored once), then the receipts in one transaction,
+ * those of one instance and status with one update. Batches commit one after the other; if a batch fails, each of
+ * its reports is recorded alone, so one bad report fails only its own caller.
  */
 export class ReportBatcher {
-  private readonly batches: BatchCommit<Report, void>;
+  private readonly batches: BatchCommit<Report, void, Db>;
 
   constructor(private readonly deps: ReportBatcherDeps) {
-    this.batches = new BatchCommit<Report, void>(
+    this.batches = new BatchCommit<Report, void, Db>(
       deps.db,
-      inUnit,
-      async (unit, reports) => {
-        await this.record(unit, reports);
+      // Each part of a batch is a unit of its own (see `record`).
+      (db, work) => work(db),
+      async (db, reports) => {
+        await this.record(db, reports);
         return reports.map(() => undefined);
       },
       maxBatch,
@@ -53,46 +54,53 @@ export class ReportBatcher {
     return this.batches.submit({ kind: 'status', instance, keyId, status, detail });
   }
 
-  private async record(unit: Unit, reports: Report[]): Promise<void> {
-    // Messages first, so receipts of the same batch find them.
+  /**
+   * Received messages first (one write: the messages not stored yet, and their MESSAGES_UPSERT), so receipts of the
+   * same batch find them; then the receipts, in one transaction. Recording either again is harmless (a message already
+   * stored is skipped, a status already reached is not a step), so a batch that fails half way is retried report by
+   * report without duplicates.
+   */
+  private async record(db: Db, reports: Report[]): Promise<void> {
     const received = reports.filter((r): r is Extract<Report, { kind: 'received' }> => r.kind === 'received');
-    if (received.length > 0) {
-      const stored = await this.insertNew(unit, received.map((r) => r.record));
-      for (const { instance, record } of received) {
-        if (stored.has(record.id)) this.deps.events.emit(unit, this.deps.sourceOf(instance), 'MESSAGES_UPSERT', presentMessage(record));
-      }
-    }
+    for (let i = 0; i < received.length; i += rowsPerInsert) await this.insertNew(db, received.slice(i, i + rowsPerInsert));
     // Receipts in the order made; a run of one instance, status and detail is recorded at once.
     const receipts = reports.filter((r): r is Extract<Report, { kind: 'status' }> => r.kind === 'status');
-    for (let start = 0; start < receipts.length; ) {
-      const first = receipts[start];
-      let end = start + 1;
-      while (
-        end < receipts.length &&
-        receipts[end].instance.id === first.instance.id &&
-        receipts[end].status === first.status &&
-        receipts[end].detail === first.detail
-      ) {
-        end++;
+    if (receipts.length === 0) return;
+    await inUnit(db, async (unit) => {
+      for (let start = 0; start < receipts.length; ) {
+        const first = receipts[start];
+        let end = start + 1;
+        while (
+          end < receipts.length &&
+          receipts[end].instance.id === first.instance.id &&
+          receipts[end].status === first.status &&
+          receipts[end].detail === first.detail
+        ) {
+          end++;
+        }
+        const keyIds = [...new Set(receipts.slice(start, end).map((r) => r.keyId))];
+        await this.deps.statuses.recordMany(unit, first.instance, keyIds, first.status, { detail: first.detail, ownFirst: true });
+        start = end;
       }
-      const keyIds = [...new Set(receipts.slice(start, end).map((r) => r.keyId))];
-      await this.deps.statuses.recordMany(unit, first.instance, keyIds, first.status, { detail: first.detail, ownFirst: true });
-      start = end;
-    }
+    });
   }
 
-  /** Inserts the messages not stored yet (same instance, key id and direction); answers the ids inserted. */
-  private async insertNew(unit: Unit, records: MessageRecord[]): Promise<Set<string>> {
-    const inserted = new Set<string>();
-    for (let i = 0; i < records.length; i += rowsPerInsert) {
-      const rows = await unit.tx
-        .insertInto('messages')
-        .values(records.slice(i, i + rowsPerInsert).map((record) => rowFromRecord(record)))
-        .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
-        .returning('id')
-        .execute();
-      for (const row of rows) inserted.add(row.id);
-    }
-    return inserted;
+  /**
+   * Inserts the messages not stored yet (same instance, key id and direction), each with its MESSAGES_UPSERT, in one
+   * atomic write: the events are kept only for the messages the INSERT answers as inserted.
+   */
+  private async insertNew(db: Db, received: Extract<Report, { kind: 'received' }>[]): Promise<void> {
+    await inWriteUnit(db, (unit) => {
+      unit.guardBy(
+        db
+          .insertInto('messages')
+          .values(received.map(({ record }) => rowFromRecord(record)))
+          .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
+          .returning('id'),
+      );
+      for (const { instance, record } of received) {
+        this.deps.events.emit(unit.guarded(record.id), this.deps.sourceOf(instance), 'MESSAGES_UPSERT', presentMessage(record));
+      }
+    });
   }
 }
