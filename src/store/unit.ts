@@ -295,8 +295,8 @@ export class WriteUnit extends RowBuffer {
     const clauses: string[] = [];
     const parameters: unknown[] = [];
     // Each statement was numbered from $1: numbered on after the ones before it. (Our statements hold no literal "$n".)
-    const append = (statement: CompiledQuery): string => {
-      const shift = parameters.length;
+    const append = (statement: CompiledQuery, numberedFrom = 1): string => {
+      const shift = parameters.length + 1 - numberedFrom;
       for (const value of statement.parameters) parameters.push(value);
       return shift === 0 ? statement.sql : statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
     };
@@ -305,7 +305,9 @@ export class WriteUnit extends RowBuffer {
     for (const table of insertOrder) {
       const rows = this.rows[table] as Record<string, unknown>[];
       for (let i = 0; i < rows.length; i += maxRowsPerInsert) {
-        clauses.push(`w${clauses.length} as (${append(multiRowInsert(table, rows.slice(i, i + maxRowsPerInsert), 'dollar', 1))})`);
+        // Numbered on from the parameters before it as it is written (no renumbering of a long VALUES list).
+        const first = parameters.length + 1;
+        clauses.push(`w${clauses.length} as (${append(multiRowInsert(table, rows.slice(i, i + maxRowsPerInsert), 'dollar', first), first)})`);
       }
       const guarded = this.guardedRows.filter((entry) => entry.table === table);
       for (let i = 0; i < guarded.length; i += maxRowsPerInsert) {
