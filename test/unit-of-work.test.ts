@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeTargets } from './harness.js';
 import type { Store } from '../src/store/db.js';
-import { inInsertUnit, inUnit, inWriteUnit } from '../src/store/unit.js';
+import { inInsertUnit, inUnit } from '../src/store/unit.js';
+import { inWriteUnit } from '../src/store/write-unit.js';
 import { GroupCommit } from '../src/store/group-commit.js';
 
 const targets = await storeTargets();

@@ -1,6 +1,7 @@
 // Received messages and receipts reported by connectors, recorded in bulk: one batch per turn of the event loop.
 import type { Db } from '../store/db.js';
-import { inUnit, inWriteUnit } from '../store/unit.js';
+import { inUnit } from '../store/unit.js';
+import { inWriteUnit } from '../store/write-unit.js';
 import { BatchCommit } from '../store/group-commit.js';
 import type { EventWriter, EventSource } from '../events/writer.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';

@@ -2,7 +2,8 @@
 import type { Instance } from '../instances/model.js';
 import type { EventWriter } from '../events/writer.js';
 import type { Dialect } from '../store/db.js';
-import type { Unit, WriteUnit } from '../store/unit.js';
+import type { Unit } from '../store/unit.js';
+import type { WriteUnit } from '../store/write-unit.js';
 import { recordFromRow, type MessageRecord } from './records.js';
 import { statusSteps, type MessageStatus } from './status.js';
 import { eventSourceOf } from '../instances/event-source.js';

@@ -8,7 +8,7 @@ import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
 import { startCheckpointer, withStatementCache, type Checkpointer } from './sqlite-statements.js';
 import { prepareStatements } from './pg-prepared.js';
-import { registerColumnTypes, type ColumnTypes } from './unit.js';
+import { registerColumnTypes, type ColumnTypes } from './write-unit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
