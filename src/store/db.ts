@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
 import { startCheckpointer, withStatementCache, type Checkpointer } from './sqlite-statements.js';
@@ -140,9 +140,4 @@ async function readColumnTypes(pool: pg.Pool, schema: string): Promise<ColumnTyp
     table.set(row.column_name, row.data_type);
   }
   return types;
-}
-
-/** Whether `db` (or a transaction of it) speaks to PostgreSQL: for the few statements written for one dialect only. */
-export function isPostgres(db: Db | Tx): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -1,6 +1,7 @@
 // A write unit: statements, rows, and rows kept only where a guarding statement answered them; one statement on PostgreSQL.
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { Db } from './db.js';
+import { isPostgres } from './is-postgres.js';
 import { insertOrder, maxJoinedParameters, maxRowsPerInsert, multiRowInsert, placeholderStyle, RowBuffer, type BatchedTable, type RowSink } from './unit.js';
 
 /**
@@ -46,7 +47,7 @@ export class WriteUnit extends RowBuffer {
 
   /** Runs the unit; answers the guard ids the guarding statement answered. */
   async run(): Promise<Set<string>> {
-    const joined = placeholderStyle(this.db) === 'dollar' ? this.joined() : undefined;
+    const joined = isPostgres(this.db) ? this.joined() : undefined;
     let guards: Set<string>;
     if (joined) {
       const result = await this.db.executeQuery(joined);

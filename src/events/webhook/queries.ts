@@ -1,6 +1,7 @@
 // Store access of the webhook dispatcher: lane heads, claiming a delivery with a lease, recording the outcome.
 import { sql, type Selectable, type Updateable } from 'kysely';
-import { isPostgres, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
+import { isPostgres } from '../../store/is-postgres.js';
 import type { DeliveriesTable } from '../../store/schema.js';
 import type { DeliveryLane, DeliveryTarget } from '../writer.js';
 import { webhookOptions, type WebhookOptions } from '../sink-configs.js';
