@@ -22,9 +22,8 @@ import { silentLogger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { inUnit } from '../src/store/unit.js';
 import { SecretsBox } from '../src/util/secrets-box.js';
+import { dropPostgresSchema, pgUrl } from './harness.js';
 
-// The user is spelled out: without it pg falls back to $USER, which is unset in some CI shells.
-const PG_URI = process.env.TEST_POSTGRES_URI ?? 'postgres://postgres@127.0.0.1:5432/test';
 const requireServices = process.env.REQUIRE_SERVICES === '1';
 
 // ---------------------------------------------------------------------------------------------
@@ -46,7 +45,7 @@ interface Backend {
 
 /** Null when PostgreSQL answers, else why not. */
 async function postgresProblem(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URI, connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
     await client.query('select 1');
@@ -78,27 +77,19 @@ const pgProblem = await postgresProblem();
 if (pgProblem === null || requireServices) {
   backends.push({
     name: 'postgres',
-    unavailable: pgProblem === null ? undefined : `PostgreSQL at ${PG_URI} is unreachable (${pgProblem}) and REQUIRE_SERVICES=1`,
+    unavailable: pgProblem === null ? undefined : `PostgreSQL at ${pgUrl} is unreachable (${pgProblem}) and REQUIRE_SERVICES=1`,
     async fresh() {
       const schema = `t_webhook_${randomBytes(6).toString('hex')}`;
       return {
-        uri: PG_URI,
+        uri: pgUrl,
         schema,
-        async drop() {
-          const client = new pg.Client({ connectionString: PG_URI });
-          await client.connect();
-          try {
-            await client.query(`drop schema if exists ${schema} cascade`);
-          } finally {
-            await client.end();
-          }
-        },
+        drop: () => dropPostgresSchema(schema),
       };
     },
   });
 } else {
   console.warn(
-    `\n!!! PostgreSQL at ${PG_URI} is unreachable (${pgProblem}): the PostgreSQL half of test/webhook-dispatcher.test.ts is SKIPPED.\n` +
+    `\n!!! PostgreSQL at ${pgUrl} is unreachable (${pgProblem}): the PostgreSQL half of test/webhook-dispatcher.test.ts is SKIPPED.\n` +
       '!!! Start PostgreSQL, or set REQUIRE_SERVICES=1 to make this a failure.\n',
   );
 }

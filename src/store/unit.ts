@@ -106,7 +106,7 @@ export class InsertUnit extends RowBuffer {
   }
 }
 
-export type Placeholders = 'question' | 'dollar';
+type Placeholders = 'question' | 'dollar';
 
 export const maxJoinedParameters = 60_000;
 
