@@ -856,6 +856,42 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       await rx.waitFor(() => statusesOf(rx, name, keyId).includes('DELIVERY_ACK'), 10_000);
       expect(statusesOf(rx, name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK']);
     });
+    it('delivers a long queue to one chat in batches: in order, each announced once by send.message before its SERVER_ACK', async () => {
+      const b = await party(t, rx, 'lq-b');
+      const name = nextName('lq-a');
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const instanceId = created.body.instance.instanceId as string;
+      await setWebhook(t, name, rx.url);
+      // Queued while unlinked, so the worker meets them as one long run (several batches, each marked by the write
+      // that completed the one before it).
+      const keys: string[] = [];
+      for (let i = 0; i < 130; i++) {
+        const res = await t.api('POST', `message/sendText/${name}`, { body: { number: b.number, text: `long ${i}` } });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        keys.push(res.body.key.id);
+      }
+      const connect = await t.api('GET', `instance/connect/${name}`);
+      const scan = await t.api('POST', 'sandbox/scan', { body: { code: connect.body.code, number: nextNumber() } });
+      expect(scan.status, JSON.stringify(scan.body)).toBe(200);
+
+      await rx.waitFor(() => keys.every((k) => statusesOf(rx, name, k).includes('SERVER_ACK')), 20_000);
+      await rx.waitFor(() => upsertsOf(rx, b.name).filter((e) => keys.includes(e.body.data.key.id)).length === keys.length, 20_000);
+      const received = upsertsOf(rx, b.name).map((e) => e.body.data.key.id as string).filter((k) => keys.includes(k));
+      expect(received).toEqual(keys);
+      const announced = rx.of('send.message', name).map((e) => e.body.data.key.id as string);
+      expect(announced).toEqual(keys);
+      for (const k of keys) {
+        const sendAt = indexOf(rx, (e) => e.event === 'send.message' && e.instance === name && e.data?.key?.id === k);
+        const ackAt = indexOf(rx, (e) => e.event === 'messages.update' && e.instance === name && e.data?.keyId === k && e.data?.status === 'SERVER_ACK');
+        expect(sendAt, k).toBeLessThan(ackAt);
+      }
+      const queued = await t.services.store.db.selectFrom('send_queue').select('seq').where('instance_id', '=', instanceId).execute();
+      expect(queued).toEqual([]);
+      const statuses = await t.services.store.db.selectFrom('messages').select('status').where('instance_id', '=', instanceId).where('from_me', '=', 1).execute();
+      expect(statuses).toHaveLength(keys.length);
+      for (const row of statuses) expect(['SERVER_ACK', 'DELIVERY_ACK', 'READ']).toContain(row.status);
+    });
   });
 
   describe.skipIf(!target.available)(`shutdown during a typing delay (${target.name})`, () => {

@@ -1,7 +1,8 @@
 // Authentication and authorisation from route metadata: the `apikey` header, checked before any instance lookup.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from './errors.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { keyDigest } from '../instances/keys.js';
 import type { InstanceRegistry } from '../instances/registry.js';
 import type { Instance } from '../instances/model.js';
 
@@ -21,7 +22,7 @@ declare module 'fastify' {
 }
 
 export function registerAuth(app: FastifyInstance, globalKey: string, registry: InstanceRegistry): void {
-  const globalDigest = createHash('sha256').update(globalKey, 'utf8').digest();
+  const globalDigest = keyDigest(globalKey);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const rule: AccessRule = request.routeOptions.config?.access ?? 'public';
     if (rule === 'public') return;
@@ -29,7 +30,7 @@ export function registerAuth(app: FastifyInstance, globalKey: string, registry: 
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw unauthorized();
     // Digests of equal length compared in constant time; instance keys are found by their SHA-256 (no secret compared).
-    const digest = createHash('sha256').update(key, 'utf8').digest();
+    const digest = keyDigest(key);
     if (timingSafeEqual(digest, globalDigest)) {
       request.principal = { kind: 'global' };
     } else {

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import type { SendQueueTable } from '../store/schema.js';
 import { inUnit } from '../store/unit.js';
-import { inWriteUnit } from '../store/write-unit.js';
+import { inWriteUnit, type WriteUnit } from '../store/write-unit.js';
 import { LaneScheduler } from '../util/lanes.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import type { ApiPriority } from '../util/api-priority.js';
@@ -16,7 +16,8 @@ import type { EventWriter } from '../events/writer.js';
 import type { Instance } from '../instances/model.js';
 import { eventSourceOf } from '../instances/event-source.js';
 import type { StatusRecorder } from './status-recorder.js';
-import { presentMessage, recordFromRow, type MessageRecord } from './records.js';
+import { presentMessage, type MessageRecord } from './records.js';
+import type { MessageStatus } from './status.js';
 import type { QueuePayload } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
 
@@ -135,34 +136,83 @@ export class SendWorkers {
   /** Sends a chat's queue in order; answers when its head is due if it waits for a retry. */
   private async runChat(instanceId: string, chat: string): Promise<number | undefined> {
     for (;;) {
-      const rows = await this.deps.db
-        .selectFrom('send_queue')
-        .selectAll()
-        .where('instance_id', '=', instanceId)
-        .where('chat_jid', '=', chat)
-        .where('state', '=', 'pending')
-        .orderBy('seq')
-        .limit(rowsPerFetch)
-        .execute();
+      const rows = await this.fetchChat(instanceId, chat);
       if (rows.length === 0) return undefined;
       await yieldToEventLoop();
       let next = 0;
+      // A batch already marked as attempted (with `send.message`) by the write that completed the one before it.
+      let marked: Selectable<SendQueueTable>[] = [];
       while (next < rows.length) {
+        // Marked rows left behind are attempted again one by one (as after a crash), never announced twice.
         if (!this.schedulers.has(instanceId)) return undefined;
         if (rows[next].next_attempt_at > Date.now()) return rows[next].next_attempt_at;
         if (this.deps.priority) await this.deps.priority.step();
-        const batch = this.plainRun(instanceId, rows, next);
-        const result = batch.length > 1 ? await this.deliverBatch(instanceId, batch) : { advanced: 1, go: await this.deliver(instanceId, rows[next]) };
+        const premarked = marked.length > 0;
+        const batch = premarked ? marked : this.plainRun(instanceId, rows, next);
+        marked = [];
+        const following = (sent: number) => (this.schedulers.has(instanceId) ? this.plainRun(instanceId, rows, next + sent) : []);
+        const result =
+          batch.length > 0
+            ? await this.deliverBatch(instanceId, batch, premarked, following)
+            : { advanced: 1, go: await this.deliver(instanceId, rows[next]), marked: [] };
         // A retry was scheduled or the connection went: the next look (poll or wake-up) finds when it is due.
         if (!result.go) return undefined;
         next += result.advanced;
+        marked = result.marked;
       }
     }
   }
 
+  /** The chat's next queued sends in order, each with its stored message (one read). */
+  private async fetchChat(instanceId: string, chat: string): Promise<Selectable<SendQueueTable>[]> {
+    const found = await this.deps.db
+      .selectFrom('send_queue as q')
+      .leftJoin('messages as m', 'm.id', 'q.message_id')
+      .selectAll('q')
+      .select([
+        'm.id as m_id',
+        'm.key_id as m_key_id',
+        'm.remote_jid as m_remote_jid',
+        'm.from_me as m_from_me',
+        'm.participant as m_participant',
+        'm.push_name as m_push_name',
+        'm.message_type as m_message_type',
+        'm.content as m_content',
+        'm.status as m_status',
+        'm.message_timestamp as m_message_timestamp',
+        'm.source as m_source',
+      ])
+      .where('q.instance_id', '=', instanceId)
+      .where('q.chat_jid', '=', chat)
+      .where('q.state', '=', 'pending')
+      .orderBy('q.seq')
+      .limit(rowsPerFetch)
+      .execute();
+    return found.map((joined) => {
+      const { m_id, m_key_id, m_remote_jid, m_from_me, m_participant, m_push_name, m_message_type, m_content, m_status, m_message_timestamp, m_source, ...row } = joined;
+      if (m_id !== null && m_key_id !== null && m_remote_jid !== null && m_content !== null && m_message_type !== null) {
+        storedMessages.set(row, {
+          id: m_id,
+          instanceId,
+          keyId: m_key_id,
+          remoteJid: m_remote_jid,
+          fromMe: m_from_me === 1,
+          participant: m_participant,
+          pushName: m_push_name,
+          messageType: m_message_type,
+          content: JSON.parse(m_content) as Record<string, unknown>,
+          status: (m_status ?? 'PENDING') as MessageStatus,
+          timestamp: m_message_timestamp ?? 0,
+          source: m_source ?? 'unknown',
+        });
+      }
+      return row;
+    });
+  }
+
   /**
    * The consecutive sends from `start` that need nothing but sending (first attempt, no typing delay, not expired,
-   * a connector that does not answer synchronously): they share the transactions around the sends.
+   * a connector that does not answer synchronously): they share the writes around the sends.
    */
   private plainRun(instanceId: string, rows: Selectable<SendQueueTable>[], start: number): Selectable<SendQueueTable>[] {
     if (this.deps.connectorOf(instanceId)?.acknowledgesSynchronously) return [];
@@ -179,48 +229,62 @@ export class SendWorkers {
     return run;
   }
 
-  /** Sends a plain run in order; stops at the first failure. `advanced`: rows dealt with; `go`: the chat may go on. */
-  private async deliverBatch(instanceId: string, rows: Selectable<SendQueueTable>[]): Promise<{ advanced: number; go: boolean }> {
+  /**
+   * Sends a plain run in order; stops at the first failure. `advanced`: rows dealt with; `go`: the chat may go on;
+   * `marked`: the run after it, marked as attempted by the same write that completed this one (unless `premarked`,
+   * this run is marked first). So a chat in full flow costs one write per run: the run's `send.message` events are
+   * stored before it leaves, its `SERVER_ACK` right after.
+   */
+  private async deliverBatch(
+    instanceId: string,
+    rows: Selectable<SendQueueTable>[],
+    premarked: boolean,
+    following: (sent: number) => Selectable<SendQueueTable>[],
+  ): Promise<{ advanced: number; go: boolean; marked: Selectable<SendQueueTable>[] }> {
     const { db } = this.deps;
     const instance = this.deps.instanceById(instanceId);
     const connector = this.deps.connectorOf(instanceId);
-    if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false };
+    if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false, marked: [] };
+    if (!premarked) await inWriteUnit(db, (unit) => this.markAttempted(unit, instance, rows));
     const payloads = rows.map(payloadOf);
-    // A message's content never changes once accepted: read outside the write that marks the attempt.
-    const stored = await db.selectFrom('messages').selectAll().where('id', 'in', rows.map((r) => r.message_id)).execute();
-    const records = new Map(stored.map((message) => [message.id, recordFromRow(message)]));
-    await inWriteUnit(db, (unit) => {
-      unit.write(db.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)));
-      const source = eventSourceOf(instance, this.deps.apikeyOf);
-      for (const row of rows) {
-        const record = records.get(row.message_id);
-        if (record) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(record));
-      }
-    });
     const { sent, error: failure } = await sendInOrder(
       connector,
-      rows.map((row, i) => outboundOf(payloads[i], records.get(row.message_id)?.content)),
+      rows.map((row, i) => outboundOf(payloads[i], storedMessages.get(row)?.content)),
     );
-    if (sent > 0) await this.complete(instance, rows.slice(0, sent), payloads.slice(0, sent), records);
-    if (sent === rows.length) return { advanced: sent, go: true };
+    if (sent === rows.length) {
+      const next = following(sent);
+      await this.complete(instance, rows, payloads, next);
+      return { advanced: sent, go: true, marked: next };
+    }
+    if (sent > 0) await this.complete(instance, rows.slice(0, sent), payloads.slice(0, sent), []);
     const go = await this.failed(instance, { ...rows[sent], attempts: 1 }, payloads[sent], 1, failure);
-    return { advanced: sent + (go ? 1 : 0), go };
+    return { advanced: sent + (go ? 1 : 0), go, marked: [] };
   }
 
-  /** Records sent messages in one write: off the queue, their kept media dropped, SERVER_ACK. */
-  private async complete(
-    instance: Instance,
-    rows: Selectable<SendQueueTable>[],
-    payloads: QueuePayload[],
-    records: Map<string, MessageRecord>,
-  ): Promise<void> {
+  /** First attempt of a run: counted, and announced with `send.message` (retries are the same message leaving again). */
+  private markAttempted(unit: WriteUnit, instance: Instance, rows: Selectable<SendQueueTable>[]): void {
+    const { db } = this.deps;
+    unit.write(db.updateTable('send_queue').set({ attempts: 1 }).where('seq', 'in', rows.map((r) => r.seq)));
+    const source = eventSourceOf(instance, this.deps.apikeyOf);
+    for (const row of rows) {
+      const record = storedMessages.get(row);
+      if (record) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(record));
+    }
+  }
+
+  /**
+   * Records sent messages in one write: off the queue, their kept media dropped, SERVER_ACK; and `upcoming`, the
+   * chat's next run, marked as attempted in the same write.
+   */
+  private async complete(instance: Instance, rows: Selectable<SendQueueTable>[], payloads: QueuePayload[], upcoming: Selectable<SendQueueTable>[]): Promise<void> {
     const { db } = this.deps;
     await inWriteUnit(db, (unit) => {
       unit.write(db.deleteFrom('send_queue').where('seq', 'in', rows.map((r) => r.seq)));
       const blobs = payloads.map((p) => p.outbound.mediaBlobId).filter((id): id is string => !!id);
       if (blobs.length > 0) unit.write(db.deleteFrom('media_blobs').where('id', 'in', blobs));
-      const sent = rows.map((row) => records.get(row.message_id)).filter((record): record is MessageRecord => !!record);
+      const sent = rows.map((row) => storedMessages.get(row)).filter((record): record is MessageRecord => !!record);
       this.deps.statuses.markSent(unit, instance, sent);
+      if (upcoming.length > 0) this.markAttempted(unit, instance, upcoming);
     });
     for (const row of rows) this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
     for (let i = 0; i < rows.length; i++) this.deps.onOutcome?.(instance, 'delivered');
@@ -237,8 +301,7 @@ export class SendWorkers {
       return true;
     }
     const payload = payloadOf(row);
-    const stored = await db.selectFrom('messages').selectAll().where('id', '=', row.message_id).executeTakeFirst();
-    const record = stored ? recordFromRow(stored) : undefined;
+    const record = storedMessages.get(row);
     await inWriteUnit(db, (unit) => {
       unit.write(db.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq));
       // send.message announces the first attempt only; retries are the same message leaving again.
@@ -262,7 +325,7 @@ export class SendWorkers {
     } catch (error) {
       return this.failed(instance, row, payload, attempt, error);
     }
-    await this.complete(instance, [row], [payload], new Map(record ? [[row.message_id, record]] : []));
+    await this.complete(instance, [row], [payload], []);
     return true;
   }
 
@@ -349,6 +412,8 @@ function outboundOf(payload: QueuePayload, content: Record<string, unknown> | un
 }
 
 const parsedPayloads = new WeakMap<Selectable<SendQueueTable>, QueuePayload>();
+/** The stored message of each fetched queue row (read with it). */
+const storedMessages = new WeakMap<Selectable<SendQueueTable>, MessageRecord>();
 
 /** A queue row's payload, parsed once per fetched row (the batch check and the send both read it). */
 function payloadOf(row: Selectable<SendQueueTable>): QueuePayload {

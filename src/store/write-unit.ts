@@ -21,7 +21,7 @@ export class WriteUnit extends RowBuffer {
     super();
   }
 
-  /** A statement run for its effect (an UPDATE or DELETE of a table no other statement of the unit touches). */
+  /** A statement run for its effect (an UPDATE or DELETE of rows no other statement of the unit touches). */
   write(query: Compilable): void {
     this.writes.push(query.compile());
   }
