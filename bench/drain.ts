@@ -1,0 +1,124 @@
+// Delivery cost benchmark: queues sends on an unlinked SANDBOX instance, links it, and measures how fast the send
+// worker drains the queue and the server's CPU time per delivered send (no API load meanwhile).
+//
+//   npm run bench:drain                      # SQLite and PostgreSQL, 20,000 sends each
+//   npm run bench:drain -- --only=sqlite --sends=50000
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import {
+  freePort,
+  freshPostgresDatabase,
+  installExitHandlers,
+  pgUrl,
+  postgresUnreachable,
+  serverNodeFlags,
+  sleep,
+  startChild,
+  stopChild,
+  waitReady,
+} from './lib-bench.js';
+
+installExitHandlers();
+
+let sends = 20_000;
+let only: string[] = ['sqlite', 'postgres'];
+for (const arg of process.argv.slice(2)) {
+  const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
+  if (name === 'sends' && Number(value) > 0) sends = Math.round(Number(value));
+  else if (name === 'only') only = value.split(',');
+  else throw new Error(`unknown option ${arg} (known: --sends=<n> --only=sqlite,postgres)`);
+}
+
+/** CPU time (user + system) of a process so far, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function run(store: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-drain-'));
+  const database = store === 'postgres' ? await freshPostgresDatabase() : undefined;
+  const uri = database?.uri ?? `file:${join(dir, 'drain.db')}`;
+  const queued = async (): Promise<number> => {
+    if (database) {
+      const client = new pg.Client({ connectionString: uri });
+      await client.connect();
+      try {
+        return Number((await client.query('select count(*) as n from send_queue')).rows[0].n);
+      } finally {
+        await client.end();
+      }
+    }
+    const db = new SqliteDatabase(join(dir, 'drain.db'), { readonly: true });
+    try {
+      return (db.prepare('select count(*) as n from send_queue').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  const port = await freePort();
+  const key = `drain-${randomBytes(8).toString('hex')}`;
+  const base = `http://127.0.0.1:${port}`;
+  const child = startChild(
+    store,
+    'src/main.ts',
+    { AUTHENTICATION_API_KEY: key, SERVER_PORT: String(port), SERVER_HOST: '127.0.0.1', SERVER_URL: base, DATA_DIR: join(dir, 'data'), DATABASE_CONNECTION_URI: uri, LOG_LEVEL: 'warn' },
+    serverNodeFlags,
+  );
+  try {
+    await waitReady(child, async () => (await fetch(`${base}/health`)).status === 200);
+    const api = async (path: string, body: unknown, apikey = key) => {
+      const response = await fetch(`${base}/messenger/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', apikey }, body: JSON.stringify(body) });
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      return (await response.json()) as any;
+    };
+    const created = await api('instance/create', { instanceName: 'drain', integration: 'SANDBOX', qrcode: true });
+    await new Promise((done, fail) =>
+      autocannon(
+        {
+          url: `${base}/messenger/message/sendText/drain`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', apikey: created.hash.apikey },
+          body: JSON.stringify({ number: '5511988887777', text: 'drain' }),
+          connections: 50,
+          amount: sends,
+        },
+        (error: unknown, result: unknown) => (error ? fail(error) : done(result)),
+      ),
+    );
+    const before = await queued();
+    await sleep(1000);
+    const pid = child.proc.pid ?? 0;
+    const cpuBefore = cpuMs(pid);
+    const started = Date.now();
+    await api('sandbox/scan', { code: created.qrcode.code, number: '5511900000001' });
+    // Bounded: 10 minutes at most.
+    for (let i = 0; i < 6000 && (await queued()) > 0; i++) await sleep(100);
+    const ms = Date.now() - started;
+    const cpu = cpuMs(pid) - cpuBefore;
+    console.log(
+      `${store.padEnd(8)}  ${before} sends drained in ${ms} ms (${Math.round(before / (ms / 1000))} sends/s); ` +
+        `server CPU ${cpu} ms = ${((cpu * 1000) / before).toFixed(1)} µs per delivered send`,
+    );
+  } finally {
+    await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
+  }
+}
+
+for (const store of only) {
+  if (store === 'postgres') {
+    const unreachable = await postgresUnreachable();
+    if (unreachable) {
+      console.log(`*** PostgreSQL not reachable at ${pgUrl} (${unreachable}): SKIPPED ***`);
+      continue;
+    }
+  }
+  await run(store);
+}
