@@ -19,7 +19,13 @@ export interface MessageRecord {
   source: string;
 }
 
-export function recordFromRow(row: Selectable<MessagesTable>): MessageRecord {
+/** The columns of a stored message that make its record. */
+export type MessageRecordRow = Pick<
+  Selectable<MessagesTable>,
+  'id' | 'instance_id' | 'key_id' | 'remote_jid' | 'from_me' | 'participant' | 'push_name' | 'message_type' | 'content' | 'status' | 'message_timestamp' | 'source'
+>;
+
+export function recordFromRow(row: MessageRecordRow): MessageRecord {
   return {
     id: row.id,
     instanceId: row.instance_id,

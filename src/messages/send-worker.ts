@@ -16,8 +16,7 @@ import type { EventWriter } from '../events/writer.js';
 import type { Instance } from '../instances/model.js';
 import { eventSourceOf } from '../instances/event-source.js';
 import type { StatusRecorder } from './status-recorder.js';
-import { presentMessage, type MessageRecord } from './records.js';
-import type { MessageStatus } from './status.js';
+import { presentMessage, recordFromRow, type MessageRecord } from './records.js';
 import type { QueuePayload } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
 
@@ -190,21 +189,25 @@ export class SendWorkers {
       .execute();
     return found.map((joined) => {
       const { m_id, m_key_id, m_remote_jid, m_from_me, m_participant, m_push_name, m_message_type, m_content, m_status, m_message_timestamp, m_source, ...row } = joined;
-      if (m_id !== null && m_key_id !== null && m_remote_jid !== null && m_content !== null && m_message_type !== null) {
-        storedMessages.set(row, {
-          id: m_id,
-          instanceId,
-          keyId: m_key_id,
-          remoteJid: m_remote_jid,
-          fromMe: m_from_me === 1,
-          participant: m_participant,
-          pushName: m_push_name,
-          messageType: m_message_type,
-          content: JSON.parse(m_content) as Record<string, unknown>,
-          status: (m_status ?? 'PENDING') as MessageStatus,
-          timestamp: m_message_timestamp ?? 0,
-          source: m_source ?? 'unknown',
-        });
+      // No message row: the instance is being deleted (the connector refuses a send without content).
+      if (m_id !== null && m_key_id !== null && m_remote_jid !== null && m_from_me !== null && m_message_type !== null && m_content !== null) {
+        storedMessages.set(
+          row,
+          recordFromRow({
+            id: m_id,
+            instance_id: instanceId,
+            key_id: m_key_id,
+            remote_jid: m_remote_jid,
+            from_me: m_from_me,
+            participant: m_participant,
+            push_name: m_push_name,
+            message_type: m_message_type,
+            content: m_content,
+            status: m_status ?? 'PENDING',
+            message_timestamp: m_message_timestamp ?? 0,
+            source: m_source ?? 'unknown',
+          }),
+        );
       }
       return row;
     });
