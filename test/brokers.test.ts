@@ -22,6 +22,7 @@ import { withHeartbeat } from '../src/events/brokers/rabbitmq-publisher.js';
 import { serversAndCredentials } from '../src/events/brokers/nats-publisher.js';
 import { inUnit } from '../src/store/unit.js';
 import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
+import { freePort } from './service-process.js';
 
 const requireServices = process.env.REQUIRE_SERVICES === '1';
 const AMQP_URI = process.env.TEST_RABBITMQ_URI ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -722,14 +723,6 @@ for (const target of targets) {
 
 const natsBinary = existsSync(NATS_SERVER_BIN);
 if (!natsBinary) console.warn(`\n*** ${NATS_SERVER_BIN} not found: the NATS server restart test is SKIPPED ***\n`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 class PrivateNats {
   private child: ChildProcess | undefined;

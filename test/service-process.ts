@@ -9,12 +9,22 @@ const root = resolve(import.meta.dirname, '..');
 const tsxBin = join(root, 'node_modules', '.bin', 'tsx');
 
 /** A loopback port nothing listens on right now (listen on 0, learn the port, close). */
+/** Ports already handed out by this process: the system may offer a port again once it is released. */
+const handedOut = new Set<number>();
+
+/** A loopback port free now and not handed out before (two picked before either listens never collide). */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((r) => server.close(() => r()));
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free loopback port found that was not handed out already');
 }
 
 export interface Service {

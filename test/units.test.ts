@@ -7,7 +7,8 @@ import { statusSteps } from '../src/messages/status.js';
 import { eventNames, eventSuffix, resolveEventName, wireName } from '../src/events/catalog.js';
 import { argbFromColor } from '../src/messages/compose.js';
 import { SecretsBox } from '../src/util/secrets-box.js';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { keyDigest, KnownKeyDigests } from '../src/instances/keys.js';
 
 describe('configuration', () => {
   it('has defaults that start the service on SQLite', () => {
@@ -102,5 +103,23 @@ describe('small formats', () => {
     const tampered = Buffer.from(body, 'base64url');
     tampered[0] ^= 1;
     expect(() => box.open(`${version}.${iv}.${tag}.${tampered.toString('base64url')}`)).toThrow();
+  });
+});
+
+describe('known API key digests', () => {
+  it('give the SHA-256 of the key, and keep only keys said to have authenticated', () => {
+    const digests = new KnownKeyDigests(2);
+    const first = digests.of('key-one');
+    expect(first.bytes.equals(keyDigest('key-one'))).toBe(true);
+    expect(first.hex).toBe(createHash('sha256').update('key-one').digest('hex'));
+    // Not remembered: each look computes it again (a new object).
+    expect(digests.of('key-one')).not.toBe(first);
+    digests.remember('key-one', first);
+    expect(digests.of('key-one')).toBe(first);
+    // Full: it starts over rather than growing.
+    digests.remember('key-two', digests.of('key-two'));
+    digests.remember('key-three', digests.of('key-three'));
+    expect(digests.of('key-one')).not.toBe(first);
+    expect(digests.of('key-one').hex).toBe(first.hex);
   });
 });

@@ -279,8 +279,12 @@ async function world(options: { settings?: Partial<Settings>; number?: string; a
       await inUnit(store.db, (unit) => services.registry.updateSettings(unit, current, { ...current.settings, ...settings }));
     },
     async settle() {
-      // The connector's queue runs on promises; a few macrotask turns drain it.
-      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      // The connector's queue runs on promises, and what it records goes through the store's own thread (SQLite): a
+      // few macrotask turns, each after a store round trip (which waits for the statements sent before it), drain it.
+      for (let i = 0; i < 20; i++) {
+        await store.ping();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
   };
   return w;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   Curve,
   NOISE_MODE,
@@ -614,7 +614,10 @@ describe('connecting and linking', () => {
     expect(w.mock.connections[1].username()).toBe(PHONE);
     expect(w.mock.connections[1].payload?.device).toBe(7);
     expect(w.host.last('open')).toEqual({ state: 'open', ownerJid: `${PHONE}@s.whatsapp.net`, profileName: null, statusReason: 200 });
-    expect(w.services.registry.byInstanceId(w.instance.id)).toMatchObject({ status: 'open', ownerJid: `${PHONE}@s.whatsapp.net` });
+    // The registry follows once the state is committed.
+    await vi.waitFor(() => expect(w.services.registry.byInstanceId(w.instance.id)).toMatchObject({ status: 'open', ownerJid: `${PHONE}@s.whatsapp.net` }), {
+      timeout: 5_000,
+    });
     expect(connector.lastActivityAt?.()).toBeGreaterThan(Date.now() - 10_000);
 
     // Creds in the session record, Signal keys (the uploaded pre-keys) as rows.

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from './errors.js';
 import { timingSafeEqual } from 'node:crypto';
-import { keyDigest } from '../instances/keys.js';
+import { keyDigest, KnownKeyDigests } from '../instances/keys.js';
 import type { InstanceRegistry } from '../instances/registry.js';
 import type { Instance } from '../instances/model.js';
 
@@ -23,6 +23,7 @@ declare module 'fastify' {
 
 export function registerAuth(app: FastifyInstance, globalKey: string, registry: InstanceRegistry): void {
   const globalDigest = keyDigest(globalKey);
+  const digests = new KnownKeyDigests();
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const rule: AccessRule = request.routeOptions.config?.access ?? 'public';
     if (rule === 'public') return;
@@ -30,14 +31,15 @@ export function registerAuth(app: FastifyInstance, globalKey: string, registry: 
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw unauthorized();
     // Digests of equal length compared in constant time; instance keys are found by their SHA-256 (no secret compared).
-    const digest = keyDigest(key);
-    if (timingSafeEqual(digest, globalDigest)) {
+    const digest = digests.of(key);
+    if (timingSafeEqual(digest.bytes, globalDigest)) {
       request.principal = { kind: 'global' };
     } else {
-      const owner = registry.byKeyDigest(digest.toString('hex'));
+      const owner = registry.byKeyDigest(digest.hex);
       if (!owner) throw unauthorized();
       request.principal = { kind: 'instance', instance: owner };
     }
+    digests.remember(key, digest);
     if (rule === 'global' && request.principal.kind !== 'global') {
       throw forbidden('this operation needs the global API key');
     }

@@ -22,3 +22,36 @@ export function hashApiKey(key: string): string {
 export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(keyDigest(a), keyDigest(b));
 }
+
+/** A key's SHA-256, as bytes and as the hex the registry indexes instance keys by. */
+export interface KeyDigest {
+  bytes: Buffer;
+  hex: string;
+}
+
+/**
+ * Digests of keys that authenticated, so a client's every request does not hash its key again (a hash per request
+ * showed in profiles). It memoises a pure function: a key's digest never changes, and whether the key is still
+ * valid is decided by comparing the digest each time, as before. Wrong keys are not kept, so guessing gains nothing
+ * and cannot fill it; it starts over when full.
+ */
+export class KnownKeyDigests {
+  private readonly digests = new Map<string, KeyDigest>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** The key's digest, computed unless the key authenticated before. */
+  of(key: string): KeyDigest {
+    const known = this.digests.get(key);
+    if (known) return known;
+    const bytes = keyDigest(key);
+    return { bytes, hex: bytes.toString('hex') };
+  }
+
+  /** The key authenticated: keep its digest. */
+  remember(key: string, digest: KeyDigest): void {
+    if (this.digests.has(key)) return;
+    if (this.digests.size >= this.capacity) this.digests.clear();
+    this.digests.set(key, digest);
+  }
+}

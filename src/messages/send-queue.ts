@@ -2,6 +2,7 @@
 import type { Db } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { inInsertUnit, type InsertUnit } from '../store/unit.js';
+import { isPostgres } from '../store/is-postgres.js';
 import type { OutboundMessage } from '../connectors/connector.js';
 import { rowFromRecord, type MessageRecord } from './records.js';
 
@@ -28,8 +29,10 @@ export class SendQueue {
     private readonly expireAfterMs: number,
     private readonly wake: (instanceId: string, chatJid: string) => void,
   ) {
-    // Accepting only inserts rows: on PostgreSQL a whole batch is one statement (one round trip).
-    this.commits = new GroupCommit(db, inInsertUnit);
+    // Accepting only inserts rows: on PostgreSQL a whole batch is one statement (one round trip). On SQLite the next
+    // batch is sent while one is being written: the SQLite thread runs them in the order sent, so they still commit
+    // in order, and the event loop does not wait for each one before sending the next.
+    this.commits = new GroupCommit(db, inInsertUnit, 256, isPostgres(db) ? 1 : 2);
   }
 
   /** Stores the send; resolves once it is committed (concurrent sends share one transaction). */

@@ -1,12 +1,13 @@
 // Opens the store (SQLite file or PostgreSQL) behind one Kysely query layer and applies migrations.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
-import { startCheckpointer, withStatementCache, type Checkpointer } from './sqlite-statements.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
+import { SqliteThread } from './sqlite-thread/host.js';
+import { registerSqliteThread, SqliteThreadDialect } from './sqlite-thread/dialect.js';
 import { prepareStatements } from './pg-prepared.js';
 import { registerColumnTypes, type ColumnTypes } from './write-unit.js';
 
@@ -44,25 +45,28 @@ export async function openStore(uri: string, options: OpenStoreOptions = {}): Pr
 async function openSqlite(path: string): Promise<Store> {
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new SqliteDatabase(inMemory ? ':memory:' : path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('cache_size = -65536');
-  let checkpointer: Checkpointer | undefined;
-  if (!inMemory) {
-    // Checkpoints run in a worker thread (see sqlite-statements.ts) instead of inside a commit on the event loop.
-    sqlite.pragma('wal_autocheckpoint = 0');
-    checkpointer = startCheckpointer(resolve(path), { busyMs: 20, idleMs: 250 }, (message) => process.emitWarning(`sqlite checkpoint: ${message}`));
+  const pragmas = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'cache_size = -65536'];
+  // Checkpoints run in a thread of their own (see sqlite-checkpointer.ts) instead of inside a commit.
+  if (!inMemory) pragmas.push('wal_autocheckpoint = 0');
+  // Every statement runs in the SQLite thread, so the event loop never waits for the database.
+  const thread = await SqliteThread.open({ path: inMemory ? ':memory:' : resolve(path), pragmas });
+  const checkpointer = inMemory
+    ? undefined
+    : startCheckpointer(resolve(path), { busyMs: 20, idleMs: 250 }, (message) => process.emitWarning(`sqlite checkpoint: ${message}`));
+  const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(thread) });
+  registerSqliteThread(db, thread);
+  try {
+    await migrate(db as Kysely<unknown>, 'sqlite');
+  } catch (error) {
+    await db.destroy();
+    await checkpointer?.stop();
+    throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  await migrate(db as Kysely<unknown>, 'sqlite');
   return {
     db,
     dialect: 'sqlite',
     async ping() {
-      sqlite.prepare('select 1').get();
+      await thread.run([{ sql: 'select 1', parameters: [] }], false);
     },
     async close() {
       await db.destroy();

@@ -13,12 +13,15 @@ interface Pending<T, R> {
 
 /**
  * Items submitted before the next turn of the event loop (up to `maxBatch`) are written by one call of `write` in one
- * unit, in submission order; batches commit one after the other, so a later item never commits before an earlier
- * one. If a batch fails, each of its items is written alone, so one bad item fails only its own caller.
+ * unit, in submission order. Batches commit one after the other, so a later item never commits before an earlier
+ * one. `inFlight` above 1 lets the next batches start before the one before them has committed: only for a store
+ * that runs what it is sent strictly in order (the SQLite thread), where they still commit in order. If a batch
+ * fails, each of its items is written alone, so one bad item fails only its own caller.
  */
 export class BatchCommit<T, R, U = Unit> {
   private pending: Pending<T, R>[] = [];
-  private flushing = false;
+  private scheduled = false;
+  private running = 0;
 
   constructor(
     private readonly db: Db,
@@ -26,23 +29,36 @@ export class BatchCommit<T, R, U = Unit> {
     /** Writes the items and answers one result per item, in order. */
     private readonly write: (unit: U, items: T[]) => Promise<R[]>,
     private readonly maxBatch: number,
+    private readonly inFlight = 1,
   ) {}
 
   /** Resolves with the item's result once its batch is committed. */
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
+      this.schedule();
     });
   }
 
-  private async flush(): Promise<void> {
+  /** Starts writing on the next turn of the event loop, if a batch may start then. */
+  private schedule(): void {
+    if (this.scheduled || this.running >= this.inFlight || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drain();
+    });
+  }
+
+  /** Writes batches until nothing is pending; at most `inFlight` of these run at once. */
+  private async drain(): Promise<void> {
+    if (this.running >= this.inFlight) return;
+    this.running++;
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, this.maxBatch);
+        // What arrives while this batch is written may start beside it.
+        this.schedule();
         let results: R[];
         try {
           results = await this.runUnit(this.db, (unit) => this.write(unit, batch.map((p) => p.item)));
@@ -53,12 +69,9 @@ export class BatchCommit<T, R, U = Unit> {
         batch.forEach((p, i) => p.resolve(results[i]));
       }
     } finally {
-      this.flushing = false;
+      this.running--;
       // Submissions that arrived while the last batch settled its callers.
-      if (this.pending.length > 0) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
+      this.schedule();
     }
   }
 
@@ -81,7 +94,7 @@ export class BatchCommit<T, R, U = Unit> {
 export class GroupCommit<U = Unit> {
   private readonly batches: BatchCommit<(unit: U) => unknown, unknown, U>;
 
-  constructor(db: Db, runUnit: UnitRunner<U> = inUnit as unknown as UnitRunner<U>, maxBatch = 256) {
+  constructor(db: Db, runUnit: UnitRunner<U> = inUnit as unknown as UnitRunner<U>, maxBatch = 256, inFlight = 1) {
     this.batches = new BatchCommit(
       db,
       runUnit,
@@ -91,6 +104,7 @@ export class GroupCommit<U = Unit> {
         return values;
       },
       maxBatch,
+      inFlight,
     );
   }
 

@@ -2,13 +2,14 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { Db } from './db.js';
 import { isPostgres } from './is-postgres.js';
-import { insertOrder, maxJoinedParameters, maxRowsPerInsert, multiRowInsert, placeholderStyle, RowBuffer, type BatchedTable, type RowSink } from './unit.js';
+import { insertOrder, maxJoinedParameters, maxRowsPerInsert, multiRowInsert, RowBuffer, runInSqliteThread, type BatchedTable, type RowSink } from './unit.js';
+import type { ThreadStatement } from './sqlite-thread/protocol.js';
 
 /**
  * A unit that writes without reading back what it writes: statements run for their effect, rows to insert, and rows
  * (with their hooks) to insert only if a guarding statement answers their guard id, e.g. "the status rows and events
  * of the messages this UPDATE moved on". On PostgreSQL all of it is one statement (data-modifying WITH clauses,
- * atomic without BEGIN/COMMIT: one round trip); on SQLite one transaction.
+ * atomic without BEGIN/COMMIT: one round trip); on SQLite one transaction, sent to the SQLite thread whole.
  */
 export class WriteUnit extends RowBuffer {
   private readonly writes: CompiledQuery[] = [];
@@ -47,23 +48,54 @@ export class WriteUnit extends RowBuffer {
 
   /** Runs the unit; answers the guard ids the guarding statement answered. */
   async run(): Promise<Set<string>> {
-    const joined = isPostgres(this.db) ? this.joined() : undefined;
     let guards: Set<string>;
-    if (joined) {
-      const result = await this.db.executeQuery(joined);
-      guards = new Set(this.guard ? result.rows.map((row) => String((row as { id: unknown }).id)) : []);
+    if (isPostgres(this.db)) {
+      const joined = this.joined();
+      if (joined) {
+        const result = await this.db.executeQuery(joined);
+        guards = new Set(this.guard ? result.rows.map((row) => String((row as { id: unknown }).id)) : []);
+      } else {
+        guards = await this.inTransaction();
+      }
     } else {
-      guards = await this.db.transaction().execute(async (tx) => {
-        for (const statement of this.writes) await tx.executeQuery(statement);
-        const ids = new Set<string>();
-        if (this.guard) for (const row of (await tx.executeQuery(this.guard)).rows) ids.add(String((row as { id: unknown }).id));
-        for (const { guard, table, row } of this.guardedRows) if (ids.has(guard)) this.rows[table].push(row as never);
-        for (const statement of this.takeInserts(placeholderStyle(this.db))) await tx.executeQuery(statement);
-        return ids;
-      });
+      guards = new Set(await runInSqliteThread(this.db, this.threadStatements()));
     }
     for (const { guard, hook } of this.guardedHooks) if (guards.has(guard)) this.afterCommit(hook);
     return guards;
+  }
+
+  /** The unit statement by statement in one PostgreSQL transaction (a unit too large for one statement). */
+  private async inTransaction(): Promise<Set<string>> {
+    return this.db.transaction().execute(async (tx) => {
+      for (const statement of this.writes) await tx.executeQuery(statement);
+      const ids = new Set<string>();
+      if (this.guard) for (const row of (await tx.executeQuery(this.guard)).rows) ids.add(String((row as { id: unknown }).id));
+      for (const { guard, table, row } of this.guardedRows) if (ids.has(guard)) this.rows[table].push(row as never);
+      for (const statement of this.takeInserts('dollar')) await tx.executeQuery(statement);
+      return ids;
+    });
+  }
+
+  /**
+   * The unit as statements for the SQLite thread, run there in one transaction: writes, the guard, then each table's
+   * rows (the guarded ones kept where the guard answered their guard id, as on PostgreSQL).
+   */
+  private threadStatements(): ThreadStatement[] {
+    const statements: ThreadStatement[] = this.writes.map((statement) => ({ sql: statement.sql, parameters: statement.parameters }));
+    if (this.guard) statements.push({ sql: this.guard.sql, parameters: this.guard.parameters, role: 'guard' });
+    for (const table of insertOrder) {
+      const rows = this.rows[table] as Record<string, unknown>[];
+      for (let i = 0; i < rows.length; i += maxRowsPerInsert) {
+        const insert = multiRowInsert(table, rows.slice(i, i + maxRowsPerInsert), 'question', 1);
+        statements.push({ sql: insert.sql, parameters: insert.parameters });
+      }
+      rows.length = 0;
+      const guarded = this.guardedRows.filter((entry) => entry.table === table);
+      for (let i = 0; i < guarded.length; i += maxRowsPerInsert) {
+        statements.push({ ...sqliteGuardedInsert(table, guarded.slice(i, i + maxRowsPerInsert)), role: 'guarded' });
+      }
+    }
+    return statements;
   }
 
   /**
@@ -152,4 +184,27 @@ function guardedInsert(table: BatchedTable, entries: { guard: string; row: Recor
     `insert into "${table}" (${list}) select ${list} from (values ${tuples.join(', ')}) as v("guard__", ${list}) where "guard__" in (select id from g)`,
     parameters,
   );
+}
+
+/**
+ * SQLite's INSERT … SELECT of rows from VALUES that carry their guard id first (VALUES names its columns column1,
+ * column2, …), kept where the guard answered it: the thread binds the guard's ids, as a JSON array, last.
+ */
+function sqliteGuardedInsert(table: BatchedTable, entries: { guard: string; row: Record<string, unknown> }[]): { sql: string; parameters: unknown[] } {
+  const columns = [...new Set(entries.flatMap((entry) => Object.keys(entry.row)))];
+  const parameters: unknown[] = [];
+  const tuple = `(${['?', ...columns.map(() => '?')].join(', ')})`;
+  for (const { guard, row } of entries) {
+    parameters.push(guard);
+    for (const column of columns) {
+      const value = row[column];
+      parameters.push(value === undefined ? null : value);
+    }
+  }
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const picked = columns.map((_, c) => `column${c + 2}`).join(', ');
+  return {
+    sql: `insert into "${table}" (${list}) select ${picked} from (values ${entries.map(() => tuple).join(', ')}) where column1 in (select value from json_each(?))`,
+    parameters,
+  };
 }

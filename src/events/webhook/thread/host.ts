@@ -1,8 +1,6 @@
 // Webhook requests sent from a worker thread: lanes keep their pace however busy the service's own event loop is.
-import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { threadEntry } from '../../../util/thread-entry.js';
 import type { Logger } from '../../../logger.js';
 import type { Verdict } from '../outcome.js';
 import type { OrderedSender, WebhookRequest } from '../ordered-send.js';
@@ -65,7 +63,7 @@ export class ThreadSender implements OrderedSender {
   }
 
   private spawn(): void {
-    const { entry, evaluate } = threadEntry();
+    const { entry, evaluate } = threadEntry(import.meta.url, 'entry');
     const worker = new Worker(entry, { workerData: this.settings, eval: evaluate });
     this.worker = worker;
     worker.on('message', (message: FromThread) => {
@@ -93,27 +91,4 @@ export class ThreadSender implements OrderedSender {
     for (const answer of this.jobs.values()) answer([]);
     this.jobs.clear();
   }
-}
-
-/**
- * How to start the thread's module beside this one: the JavaScript file when the service runs compiled; when it runs
- * from TypeScript source (tsx), a small bootstrap that registers tsx in the thread first (a worker does not inherit
- * the loader hooks of its parent).
- */
-function threadEntry(): { entry: URL | string; evaluate: boolean } {
-  const extension = extname(fileURLToPath(import.meta.url));
-  const entry = new URL(`./entry${extension}`, import.meta.url);
-  if (extension !== '.ts') return { entry, evaluate: false };
-  const bootstrap = `import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return { entry: bootstrap, evaluate: true };
-}
-
-/** tsx's ESM register API, found through its package.json (require.resolve would give the CommonJS variant). */
-function tsxEsmApi(): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = require('tsx/package.json') as { exports: Record<string, { import?: { default?: string } }> };
-  const target = manifest.exports['./esm/api']?.import?.default;
-  if (!target) throw new Error('tsx has no ESM register API (tsx/esm/api)');
-  return pathToFileURL(join(dirname(manifestPath), target)).href;
 }

@@ -1,29 +1,6 @@
-// SQLite connection helpers: prepared statements reused by SQL text, and WAL checkpoints off the event loop.
+// WAL checkpoints of the SQLite store, off the event loop and off the thread that runs the store's statements.
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
-
-const maxCachedStatements = 500;
-
-/** Kysely prepares every query anew; this keeps the prepared statements of recent SQL texts (least recently used out). */
-export function withStatementCache(db: SqliteDatabase): KyselySqliteDatabase {
-  const cache = new Map<string, Statement>();
-  return {
-    close: () => db.close(),
-    prepare(sql: string) {
-      let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql);
-      } else {
-        statement = db.prepare(sql);
-        if (cache.size >= maxCachedStatements) cache.delete(cache.keys().next().value as string);
-      }
-      cache.set(sql, statement);
-      return statement;
-    },
-  };
-}
 
 // The checkpointer runs in its own thread with its own connection, so copying the WAL into the database file (and
 // the fsync that goes with it) never blocks request handling. While writes keep coming it checkpoints every few ms:
