@@ -11,6 +11,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { SqliteThread } from './host.js';
+import type { ThreadStatement } from './protocol.js';
 
 /** SQLite as Kysely knows it (compiler, adapter, introspector), its statements run by `thread`. */
 export class SqliteThreadDialect implements Dialect {
@@ -68,28 +69,42 @@ class SqliteThreadDriver implements Driver {
   }
 }
 
-/** A caller's use of the thread's connection: inside its own transaction once `begin` took the lock. */
+/**
+ * A caller's use of the thread's connection: inside its own transaction once `begin` took the lock. BEGIN itself
+ * goes with the transaction's first statement (one message there and back less while the lock is held), and a
+ * transaction that ran nothing sends neither BEGIN nor its end.
+ */
 class ThreadConnection implements DatabaseConnection {
   private holdsLock = false;
+  private beginPending = false;
 
   constructor(private readonly thread: SqliteThread) {}
 
   async begin(): Promise<void> {
     await this.thread.lock();
     this.holdsLock = true;
-    await this.executeQuery(CompiledQuery.raw('begin'));
+    this.beginPending = true;
   }
 
   release(): void {
     if (!this.holdsLock) return;
     this.holdsLock = false;
+    this.beginPending = false;
     this.thread.unlock();
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const statements = [{ sql: query.sql, parameters: query.parameters }];
+    if (this.beginPending && /^(commit|rollback)$/i.test(query.sql)) {
+      this.beginPending = false;
+      return { rows: [] };
+    }
+    const statements: ThreadStatement[] = [{ sql: query.sql, parameters: query.parameters }];
+    if (this.beginPending) {
+      statements.unshift({ sql: 'begin', parameters: [] });
+      this.beginPending = false;
+    }
     const { results } = await (this.holdsLock ? this.thread.run(statements, false) : this.thread.runOutside(statements, false));
-    const [result] = results;
+    const result = results[results.length - 1];
     if (result.rows) return { rows: result.rows as R[] };
     return { numAffectedRows: BigInt(result.changes), insertId: BigInt(result.lastInsertRowid), rows: [] };
   }

@@ -80,24 +80,36 @@ function runAll(list: WireStatement[]): { results: StatementResult[]; guards: st
 
 const runAtomically = db.transaction(runAll);
 
-port.on('message', (message: ToThread) => {
-  if (message.type === 'close') {
+/** Runs one request; answers what it did. */
+function handle(message: Extract<ToThread, { type: 'run' }>): FromThread {
+  if (message.forgetTexts) texts.clear();
+  try {
+    const outcome = message.atomic ? runAtomically(message.statements) : runAll(message.statements);
+    return { type: 'done', id: message.id, ...outcome };
+  } catch (error) {
+    const failure = error as { message?: string; code?: string };
+    return { type: 'failed', id: message.id, message: String(failure.message ?? error), code: failure.code };
+  }
+}
+
+// Requests come in lists (those the event loop made in one turn), and their answers go back as one list.
+port.on('message', (messages: ToThread[]) => {
+  const answers: FromThread[] = [];
+  for (const message of messages) {
+    if (message.type === 'run') {
+      answers.push(handle(message));
+      continue;
+    }
     try {
       db.close();
     } finally {
-      tell({ type: 'closed', id: message.id });
+      answers.push({ type: 'closed', id: message.id });
+      port.postMessage(answers);
       port.close();
     }
     return;
   }
-  if (message.forgetTexts) texts.clear();
-  try {
-    const outcome = message.atomic ? runAtomically(message.statements) : runAll(message.statements);
-    tell({ type: 'done', id: message.id, ...outcome });
-  } catch (error) {
-    const failure = error as { message?: string; code?: string };
-    tell({ type: 'failed', id: message.id, message: String(failure.message ?? error), code: failure.code });
-  }
+  port.postMessage(answers);
 });
 
 tell({ type: 'ready' });

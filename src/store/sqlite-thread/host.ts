@@ -35,9 +35,13 @@ export class SqliteThread {
   private release: (() => void) | undefined;
   /** Numbers of the SQL texts already sent to the thread. */
   private readonly textIds = new Map<string, number>();
+  /** Requests of this turn of the event loop, sent together when its microtasks have run. */
+  private outgoing: ToThread[] = [];
 
   private constructor(private readonly worker: Worker) {
-    worker.on('message', (message: FromThread) => this.answer(message));
+    worker.on('message', (answers: FromThread[]) => {
+      for (const answer of answers) this.answer(answer);
+    });
     worker.on('error', (error) => this.fail(new Error(`SQLite thread failed: ${error.message}`)));
     worker.on('exit', () => this.fail(new Error('SQLite thread has stopped (store closed)')));
     worker.unref();
@@ -86,8 +90,24 @@ export class SqliteThread {
     return new Promise((resolve, reject) => {
       if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'run', id, statements: wire, atomic, forgetTexts } satisfies ToThread);
+      this.send({ type: 'run', id, statements: wire, atomic, forgetTexts });
     });
+  }
+
+  /**
+   * Queues a request behind the others of this turn; they go as one message once the turn's microtasks have run
+   * (each message costs a fixed share of the event loop, whatever it holds). Order is kept.
+   */
+  private send(message: ToThread): void {
+    this.outgoing.push(message);
+    if (this.outgoing.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    if (this.outgoing.length === 0) return;
+    const messages = this.outgoing;
+    this.outgoing = [];
+    this.worker.postMessage(messages);
   }
 
   private wire({ sql, parameters, role }: ThreadStatement): WireStatement {
@@ -133,7 +153,8 @@ export class SqliteThread {
     this.closedWith = new Error('SQLite store is closed');
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.ref();
-    this.worker.postMessage({ type: 'close', id: this.nextId++ } satisfies ToThread);
+    this.send({ type: 'close', id: this.nextId++ });
+    this.flush();
     const timer = setTimeout(() => void this.worker.terminate(), 5_000);
     await exited;
     clearTimeout(timer);

@@ -36,6 +36,7 @@ export interface WireStatement {
   role?: 'guard' | 'guarded';
 }
 
+/** Sent as lists: the requests made in one turn of the event loop go in one message, and so do their answers. */
 export type ToThread =
   /**
    * Runs the statements in order; `atomic`: all of them in one transaction, or none. `forgetTexts`: the numbers of
