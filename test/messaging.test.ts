@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { StatusRecorder } from '../src/messages/status-recorder.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -244,6 +245,28 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK']);
       expect((await storedStatus(t, a.id, keyId))?.status).toBe('SERVER_ACK');
       expect(upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId)).toBe(false);
+    });
+
+    it('receipts racing each other move a message on once per step: the one that lost reads again and steps on', async () => {
+      const a = await party(t, rx, 'race-a');
+      const sent = await sendText(t, a, nextNumber(), 'raced');
+      const keyId = sent.body.key.id as string;
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('SERVER_ACK'), 10_000);
+      const instance = t.services.registry.byInstanceName(a.name)!;
+      const recorder = new StatusRecorder(t.services.events, t.services.store.dialect, (i) => t.services.registry.apikeyOf(i));
+      // Both read SERVER_ACK before either writes; the second write finds the status moved and is tried again.
+      await Promise.all([
+        recorder.recordMany(t.services.store.db, instance, [keyId], 'DELIVERY_ACK', { ownFirst: true }),
+        recorder.recordMany(t.services.store.db, instance, [keyId], 'READ', { ownFirst: true }),
+        recorder.recordMany(t.services.store.db, instance, [keyId], 'DELIVERY_ACK', { ownFirst: true }),
+      ]);
+      const message = await t.services.store.db.selectFrom('messages').select(['id', 'status']).where('key_id', '=', keyId).executeTakeFirstOrThrow();
+      expect(message.status).toBe('READ');
+      const history = await t.services.store.db.selectFrom('message_status').select('status').where('message_id', '=', message.id).orderBy('id').execute();
+      expect(history.map((row) => row.status)).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('READ'), 10_000);
+      await sleep(200);
+      expect(statusesOf(rx, a.name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
     });
   });
 

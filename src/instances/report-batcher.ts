@@ -1,6 +1,5 @@
 // Received messages and receipts reported by connectors, recorded in bulk: one batch per turn of the event loop.
 import type { Db } from '../store/db.js';
-import { inUnit } from '../store/unit.js';
 import { inWriteUnit } from '../store/write-unit.js';
 import { BatchCommit } from '../store/group-commit.js';
 import type { EventWriter, EventSource } from '../events/writer.js';
@@ -57,7 +56,8 @@ export class ReportBatcher {
 
   /**
    * Received messages first (one write: the messages not stored yet, and their MESSAGES_UPSERT), so receipts of the
-   * same batch find them; then the receipts, in one transaction. Recording either again is harmless (a message already
+   * same batch find them; then the receipts, a run of them at a time (see `StatusRecorder.recordMany`: read, then one
+   * guarded write, no transaction held in between). Recording either again is harmless (a message already
    * stored is skipped, a status already reached is not a step), so a batch that fails half way is retried report by
    * report without duplicates.
    */
@@ -67,23 +67,21 @@ export class ReportBatcher {
     // Receipts in the order made; a run of one instance, status and detail is recorded at once.
     const receipts = reports.filter((r): r is Extract<Report, { kind: 'status' }> => r.kind === 'status');
     if (receipts.length === 0) return;
-    await inUnit(db, async (unit) => {
-      for (let start = 0; start < receipts.length; ) {
-        const first = receipts[start];
-        let end = start + 1;
-        while (
-          end < receipts.length &&
-          receipts[end].instance.id === first.instance.id &&
-          receipts[end].status === first.status &&
-          receipts[end].detail === first.detail
-        ) {
-          end++;
-        }
-        const keyIds = [...new Set(receipts.slice(start, end).map((r) => r.keyId))];
-        await this.deps.statuses.recordMany(unit, first.instance, keyIds, first.status, { detail: first.detail, ownFirst: true });
-        start = end;
+    for (let start = 0; start < receipts.length; ) {
+      const first = receipts[start];
+      let end = start + 1;
+      while (
+        end < receipts.length &&
+        receipts[end].instance.id === first.instance.id &&
+        receipts[end].status === first.status &&
+        receipts[end].detail === first.detail
+      ) {
+        end++;
       }
-    });
+      const keyIds = [...new Set(receipts.slice(start, end).map((r) => r.keyId))];
+      await this.deps.statuses.recordMany(db, first.instance, keyIds, first.status, { detail: first.detail, ownFirst: true });
+      start = end;
+    }
   }
 
   /**

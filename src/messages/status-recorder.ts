@@ -1,9 +1,10 @@
 // Moves a stored message forward through its statuses, keeping history and emitting MESSAGES_UPDATE for each step.
 import type { Instance } from '../instances/model.js';
 import type { EventWriter } from '../events/writer.js';
-import type { Dialect } from '../store/db.js';
+import { sql } from 'kysely';
+import type { Db, Dialect } from '../store/db.js';
 import type { Unit } from '../store/unit.js';
-import type { WriteUnit } from '../store/write-unit.js';
+import { inWriteUnit, type WriteUnit } from '../store/write-unit.js';
 import { recordFromRow, type MessageRecord } from './records.js';
 import { statusSteps, type MessageStatus } from './status.js';
 import { eventSourceOf } from '../instances/event-source.js';
@@ -15,6 +16,14 @@ interface StatusChange {
   message: StatusSubject;
   steps: MessageStatus[];
 }
+
+/** A change that holds only while the message's status is still `from`. */
+interface GuardedChange extends StatusChange {
+  from: MessageStatus;
+}
+
+/** Reads and guarded writes of one batch of receipts before the rest is left to later receipts (never reached in practice). */
+const maxOptimisticAttempts = 5;
 
 export class StatusRecorder {
   constructor(
@@ -43,45 +52,95 @@ export class StatusRecorder {
   }
 
   /**
-   * Records `next` for several messages of this instance at once: its own messages (the worker's batches), or with
-   * `ownFirst` the message of each key id as `record` finds it (own first, else a received one: connector receipts).
+   * Records `next` for several messages of this instance at once: its own messages, or with `ownFirst` the message of
+   * each key id as `record` finds it (own first, else a received one: connector receipts). Optimistic, with no
+   * transaction held between reading and writing (on SQLite that would hold the store's one connection across turns
+   * of the event loop; on PostgreSQL it took row locks): the statuses are read, then one guarded write moves each
+   * message on only if its status is still the one read, with its history rows and events. A message another receipt
+   * moved meanwhile is read again and tried again.
    */
   async recordMany(
-    unit: Unit,
+    db: Db,
     instance: Instance,
     keyIds: string[],
     next: MessageStatus,
     options: { detail?: string; ownFirst?: boolean } = {},
   ): Promise<void> {
-    if (keyIds.length === 0) return;
-    let query = unit.tx
+    let remaining = [...new Set(keyIds)];
+    for (let attempt = 0; remaining.length > 0 && attempt < maxOptimisticAttempts; attempt++) {
+      const changes = await this.changesFor(db, instance, remaining, next, options.ownFirst === true);
+      if (changes.length === 0) return;
+      const moved = await inWriteUnit(db, (unit) => this.applyGuarded(unit, instance, changes, options.detail));
+      remaining = changes.filter((change) => !moved.has(change.message.id)).map((change) => change.message.keyId);
+    }
+  }
+
+  /** The steps each message of `keyIds` would take to reach `next`, from the status it has now. */
+  private async changesFor(db: Db, instance: Instance, keyIds: string[], next: MessageStatus, ownFirst: boolean): Promise<GuardedChange[]> {
+    const rows = await db
       .selectFrom('messages')
       .select(['id', 'key_id', 'remote_jid', 'from_me', 'participant', 'status'])
       .where('instance_id', '=', instance.id)
       .where('key_id', 'in', keyIds)
-      // Locked in id order, as other batches lock them, so two batches never wait on each other in a cycle.
-      .orderBy('id');
+      .execute();
     // Own messages only unless `ownFirst`: filtered here, not in SQL, since a `from_me` condition leads PostgreSQL
     // (before its statistics exist) to walk all of the instance's messages instead of looking up the key ids.
-    if (this.dialect === 'postgres') query = query.forUpdate();
-    const byKey = new Map<string, Awaited<ReturnType<typeof query.execute>>[number]>();
-    for (const row of await query.execute()) {
-      if (!options.ownFirst && row.from_me !== 1) continue;
+    const byKey = new Map<string, (typeof rows)[number]>();
+    for (const row of rows) {
+      if (!ownFirst && row.from_me !== 1) continue;
       const seen = byKey.get(row.key_id);
       if (!seen || (row.from_me === 1 && seen.from_me !== 1)) byKey.set(row.key_id, row);
     }
-    const changes: StatusChange[] = [];
+    const changes: GuardedChange[] = [];
     for (const keyId of keyIds) {
       const row = byKey.get(keyId);
       if (!row) continue;
-      const steps = statusSteps(row.status as MessageStatus, next);
+      const from = row.status as MessageStatus;
+      const steps = statusSteps(from, next);
       if (steps.length === 0) continue;
       changes.push({
         message: { id: row.id, keyId: row.key_id, remoteJid: row.remote_jid, fromMe: row.from_me === 1, participant: row.participant },
+        from,
         steps,
       });
     }
-    await this.apply(unit, instance, changes, options.detail);
+    return changes;
+  }
+
+  /**
+   * One guarded write: each message moves to its last step only if its status is still `from`; its history rows and
+   * MESSAGES_UPDATE events count only for the messages that moved.
+   */
+  private applyGuarded(unit: WriteUnit, instance: Instance, changes: GuardedChange[], detail?: string): void {
+    const now = Date.now();
+    const finalOf = (change: GuardedChange) => change.steps[change.steps.length - 1];
+    const whens = changes.map((change) => sql`when ${change.message.id} then ${finalOf(change)}`);
+    unit.guardBy(
+      unit.db
+        .updateTable('messages')
+        .set({ status: sql<string>`case ${sql.ref('id')} ${sql.join(whens, sql` `)} end`, updated_at: now })
+        .where(
+          'id',
+          'in',
+          changes.map((change) => change.message.id),
+        )
+        .where((eb) => eb.or(changes.map((change) => eb.and([eb('id', '=', change.message.id), eb('status', '=', change.from)]))))
+        .returning('id'),
+    );
+    const source = eventSourceOf(instance, this.apikeyOf);
+    for (const { message, steps } of changes) {
+      const sink = unit.guarded(message.id);
+      for (const status of steps) {
+        sink.insert('message_status', {
+          message_id: message.id,
+          instance_id: instance.id,
+          status,
+          detail: status === 'ERROR' ? (detail ?? null) : null,
+          at: now,
+        });
+        this.events.emit(sink, source, 'MESSAGES_UPDATE', statusData(instance, message, status, detail));
+      }
+    }
   }
 
   /**
