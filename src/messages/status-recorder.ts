@@ -1,9 +1,9 @@
 // Moves a stored message forward through its statuses, keeping history and emitting MESSAGES_UPDATE for each step.
 import type { Instance } from '../instances/model.js';
-import type { EventWriter } from '../events/writer.js';
+import type { EventSource, EventWriter } from '../events/writer.js';
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../store/db.js';
-import type { Unit } from '../store/unit.js';
+import type { RowSink, Unit } from '../store/unit.js';
 import { inWriteUnit, type WriteUnit } from '../store/write-unit.js';
 import { recordFromRow, type MessageRecord } from './records.js';
 import { statusSteps, type MessageStatus } from './status.js';
@@ -128,18 +128,20 @@ export class StatusRecorder {
         .returning('id'),
     );
     const source = eventSourceOf(instance, this.apikeyOf);
-    for (const { message, steps } of changes) {
-      const sink = unit.guarded(message.id);
-      for (const status of steps) {
-        sink.insert('message_status', {
-          message_id: message.id,
-          instance_id: instance.id,
-          status,
-          detail: status === 'ERROR' ? (detail ?? null) : null,
-          at: now,
-        });
-        this.events.emit(sink, source, 'MESSAGES_UPDATE', statusData(instance, message, status, detail));
-      }
+    for (const change of changes) this.writeSteps(unit.guarded(change.message.id), source, instance, change, now, detail);
+  }
+
+  /** A message's history rows and MESSAGES_UPDATE events, one per step. */
+  private writeSteps(sink: RowSink, source: EventSource, instance: Instance, { message, steps }: StatusChange, now: number, detail?: string): void {
+    for (const status of steps) {
+      sink.insert('message_status', {
+        message_id: message.id,
+        instance_id: instance.id,
+        status,
+        detail: status === 'ERROR' ? (detail ?? null) : null,
+        at: now,
+      });
+      this.events.emit(sink, source, 'MESSAGES_UPDATE', statusData(instance, message, status, detail));
     }
   }
 
@@ -160,11 +162,7 @@ export class StatusRecorder {
         .returning('id'),
     );
     const source = eventSourceOf(instance, this.apikeyOf);
-    for (const message of messages) {
-      const sink = unit.guarded(message.id);
-      sink.insert('message_status', { message_id: message.id, instance_id: instance.id, status: 'SERVER_ACK', detail: null, at: now });
-      this.events.emit(sink, source, 'MESSAGES_UPDATE', statusData(instance, message, 'SERVER_ACK'));
-    }
+    for (const message of messages) this.writeSteps(unit.guarded(message.id), source, instance, { message, steps: ['SERVER_ACK'] }, now);
   }
 
   private async advance(unit: Unit, instance: Instance, record: MessageRecord, next: MessageStatus, detail?: string) {
@@ -186,18 +184,7 @@ export class StatusRecorder {
       await unit.tx.updateTable('messages').set({ status, updated_at: now }).where('id', 'in', ids).execute();
     }
     const source = eventSourceOf(instance, this.apikeyOf);
-    for (const { message, steps } of changes) {
-      for (const status of steps) {
-        unit.insert('message_status', {
-          message_id: message.id,
-          instance_id: instance.id,
-          status,
-          detail: status === 'ERROR' ? (detail ?? null) : null,
-          at: now,
-        });
-        this.events.emit(unit, source, 'MESSAGES_UPDATE', statusData(instance, message, status, detail));
-      }
-    }
+    for (const change of changes) this.writeSteps(unit, source, instance, change, now, detail);
   }
 }
 
