@@ -2,6 +2,7 @@
 import { CompiledQuery, type Insertable } from 'kysely';
 import type { Db, Tx } from './db.js';
 import type { Database } from './schema.js';
+import { isPostgres } from './is-postgres.js';
 import { sqliteThreadOf } from './sqlite-thread/dialect.js';
 import type { ThreadStatement } from './sqlite-thread/protocol.js';
 
@@ -200,7 +201,7 @@ export async function inInsertUnit<T>(db: Db, work: (unit: InsertUnit) => Promis
   try {
     const value = await work(unit);
     const statements = unit.statements(placeholderStyle(db));
-    if (placeholderStyle(db) === 'question') await runInSqliteThread(db, statements);
+    if (!isPostgres(db)) await runInSqliteThread(db, statements);
     else if (statements.length === 1) await db.executeQuery(statements[0]);
     else if (statements.length > 1) {
       await db.transaction().execute(async (tx) => {
