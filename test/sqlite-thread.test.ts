@@ -139,7 +139,11 @@ describe('SQLite store thread, opening and closing', () => {
   it('fails to open a path it cannot use as a database, naming it', async () => {
     const folder = join(dir, 'a-folder.db');
     mkdirSync(folder);
-    await expect(openStore(`file:${folder}`)).rejects.toThrow(/cannot open SQLite database .*a-folder\.db/);
+    // SQLite's own reason and code, not only that the thread stopped.
+    await expect(openStore(`file:${folder}`)).rejects.toMatchObject({
+      message: expect.stringMatching(/cannot open SQLite database .*a-folder\.db: unable to open database file/),
+      code: 'SQLITE_CANTOPEN',
+    });
   });
 
   it('works on an in-memory database', async () => {

@@ -119,11 +119,7 @@ export class StatusRecorder {
       unit.db
         .updateTable('messages')
         .set({ status: sql<string>`case ${sql.ref('id')} ${sql.join(whens, sql` `)} end`, updated_at: now })
-        .where(
-          'id',
-          'in',
-          changes.map((change) => change.message.id),
-        )
+        .where('id', 'in', changes.map((change) => change.message.id))
         .where((eb) => eb.or(changes.map((change) => eb.and([eb('id', '=', change.message.id), eb('status', '=', change.from)]))))
         .returning('id'),
     );

@@ -36,14 +36,17 @@ function hasBlob(rows: Record<string, unknown>[]): boolean {
   return false;
 }
 
-let db: Database.Database;
-try {
-  db = new Database(settings.path);
-  for (const pragma of settings.pragmas) db.pragma(pragma);
-} catch (error) {
-  const failure = error as { message?: string; code?: string };
-  tell({ type: 'open-failed', message: String(failure.message ?? error), code: failure.code });
-  process.exit(1);
+/** The database, opened with its pragmas; undefined (and the host told why) when it cannot be opened. */
+function open(): Database.Database | undefined {
+  try {
+    const opened = new Database(settings.path);
+    for (const pragma of settings.pragmas) opened.pragma(pragma);
+    return opened;
+  } catch (error) {
+    const failure = error as { message?: string; code?: string };
+    tell({ type: 'open-failed', message: String(failure.message ?? error), code: failure.code });
+    return undefined;
+  }
 }
 
 /** SQL texts by the number the host gave them. */
@@ -56,60 +59,66 @@ function textOf(statement: WireStatement): string {
   return text;
 }
 
-function runAll(list: WireStatement[]): { results: StatementResult[]; guards: string[]; blobs: boolean } {
-  const results: StatementResult[] = [];
-  let guards: string[] = [];
-  let blobs = false;
-  for (const wire of list) {
-    const { parameters, role } = wire;
-    const statement = prepared(db, textOf(wire));
-    const values = bindable(parameters);
-    if (role === 'guarded') values.push(JSON.stringify(guards));
-    if (statement.reader) {
-      const rows = statement.all(values) as Record<string, unknown>[];
-      if (role === 'guard') guards = rows.map((row) => String(row.id));
-      blobs ||= hasBlob(rows);
-      results.push({ rows, changes: 0, lastInsertRowid: 0 });
-    } else {
-      const { changes, lastInsertRowid } = statement.run(values);
-      results.push({ rows: undefined, changes, lastInsertRowid });
+/** Answers the host's requests on `db` (the host ends the thread when it could not be opened). */
+function serve(db: Database.Database): void {
+  function runAll(list: WireStatement[]): { results: StatementResult[]; guards: string[]; blobs: boolean } {
+    const results: StatementResult[] = [];
+    let guards: string[] = [];
+    let blobs = false;
+    for (const wire of list) {
+      const { parameters, role } = wire;
+      const statement = prepared(db, textOf(wire));
+      const values = bindable(parameters);
+      if (role === 'guarded') values.push(JSON.stringify(guards));
+      if (statement.reader) {
+        const rows = statement.all(values) as Record<string, unknown>[];
+        if (role === 'guard') guards = rows.map((row) => String(row.id));
+        blobs ||= hasBlob(rows);
+        results.push({ rows, changes: 0, lastInsertRowid: 0 });
+      } else {
+        const { changes, lastInsertRowid } = statement.run(values);
+        results.push({ rows: undefined, changes, lastInsertRowid });
+      }
     }
+    return { results, guards, blobs };
   }
-  return { results, guards, blobs };
-}
 
-const runAtomically = db.transaction(runAll);
+  const runAtomically = db.transaction(runAll);
 
-/** Runs one request; answers what it did. */
-function handle(message: Extract<ToThread, { type: 'run' }>): FromThread {
-  if (message.forgetTexts) texts.clear();
-  try {
-    const outcome = message.atomic ? runAtomically(message.statements) : runAll(message.statements);
-    return { type: 'done', id: message.id, ...outcome };
-  } catch (error) {
-    const failure = error as { message?: string; code?: string };
-    return { type: 'failed', id: message.id, message: String(failure.message ?? error), code: failure.code };
-  }
-}
-
-// Requests come in lists (those the event loop made in one turn), and their answers go back as one list.
-port.on('message', (messages: ToThread[]) => {
-  const answers: FromThread[] = [];
-  for (const message of messages) {
-    if (message.type === 'run') {
-      answers.push(handle(message));
-      continue;
-    }
+  /** Runs one request; answers what it did. */
+  function handle(message: Extract<ToThread, { type: 'run' }>): FromThread {
+    if (message.forgetTexts) texts.clear();
     try {
-      db.close();
-    } finally {
-      answers.push({ type: 'closed', id: message.id });
-      port.postMessage(answers);
-      port.close();
+      const outcome = message.atomic ? runAtomically(message.statements) : runAll(message.statements);
+      return { type: 'done', id: message.id, ...outcome };
+    } catch (error) {
+      const failure = error as { message?: string; code?: string };
+      return { type: 'failed', id: message.id, message: String(failure.message ?? error), code: failure.code };
     }
-    return;
   }
-  port.postMessage(answers);
-});
 
-tell({ type: 'ready' });
+  // Requests come in lists (those the event loop made in one turn), and their answers go back as one list.
+  port.on('message', (messages: ToThread[]) => {
+    const answers: FromThread[] = [];
+    for (const message of messages) {
+      if (message.type === 'run') {
+        answers.push(handle(message));
+        continue;
+      }
+      try {
+        db.close();
+      } finally {
+        answers.push({ type: 'closed', id: message.id });
+        port.postMessage(answers);
+        port.close();
+      }
+      return;
+    }
+    port.postMessage(answers);
+  });
+  tell({ type: 'ready' });
+}
+
+const db = open();
+if (db) serve(db);
+
