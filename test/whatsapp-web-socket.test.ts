@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proto, type BaileysEventMap, type UserFacingSocketConfig, type WAMediaUploadFunction, type WAMessageKey } from 'baileys';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
@@ -927,7 +927,8 @@ describe('lifecycle at the socket boundary', () => {
   it('start() of an unlinked instance returns with the first QR, carrying the pairing code when the instance has a number', async () => {
     const w = await world({ number: '5511966665555', autoOpen: false });
     const starting = w.connector.start();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The socket is made once the stored session has been read (through the store's thread on SQLite).
+    await vi.waitFor(() => expect(w.sockets).toHaveLength(1), { timeout: 5_000 });
     w.socket().emit('connection.update', { qr: '2@AbCdEf,noise,identity,adv,1' });
     await starting;
     expect(w.socket().of('requestPairingCode')).toEqual([['5511966665555']]);
