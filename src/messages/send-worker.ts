@@ -18,6 +18,7 @@ import { eventSourceOf } from '../instances/event-source.js';
 import type { StatusRecorder } from './status-recorder.js';
 import { presentMessage, recordFromRow, type MessageRecord } from './records.js';
 import type { QueuePayload } from './send-queue.js';
+import { queueHeads } from './queue-heads.js';
 import type { SendOutcomes } from './send-outcomes.js';
 
 export interface SendWorkerDeps {
@@ -110,24 +111,7 @@ export class SendWorkers {
       maxConcurrentLanes: lanesPerInstance,
       pollMs: 1_000,
       onError: (error) => this.deps.logger.error({ err: error, instanceId }, 'send worker failed'),
-      listLanes: async () => {
-        const { db } = this.deps;
-        const heads = await db
-          .selectFrom('send_queue')
-          .select(['chat_jid', 'next_attempt_at'])
-          .where(
-            'seq',
-            'in',
-            db
-              .selectFrom('send_queue')
-              .select((eb) => eb.fn.min('seq').as('seq'))
-              .where('instance_id', '=', instanceId)
-              .where('state', '=', 'pending')
-              .groupBy('chat_jid'),
-          )
-          .execute();
-        return heads.map((h) => ({ key: h.chat_jid, readyAt: h.next_attempt_at }));
-      },
+      listLanes: async () => (await queueHeads(this.deps.db, instanceId)).map((head) => ({ key: head.chat, readyAt: head.readyAt })),
       runLane: (chat) => this.runChat(instanceId, chat),
     });
   }

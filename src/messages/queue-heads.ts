@@ -1,0 +1,35 @@
+// The head of each chat's send queue for one instance, found by index seeks (a few per chat), not a scan of the queue.
+import { sql } from 'kysely';
+import type { Db } from '../store/db.js';
+
+export interface QueueHead {
+  chat: string;
+  /** When the chat's first pending send may be attempted (epoch ms). */
+  readyAt: number;
+}
+
+/**
+ * The chats with pending sends and when each one's first send is due. The chats are walked along `send_queue_chat`
+ * (instance, state, chat, seq): each next chat is one seek past the one before, and each head one seek into its chat.
+ * A `group by` over the pending rows instead read every queued send: 10 ms on SQLite's one connection and 60 ms
+ * (a sort spilled to disk) on PostgreSQL with 100,000 sends queued, every time the worker looked for work.
+ */
+export async function queueHeads(db: Db, instanceId: string): Promise<QueueHead[]> {
+  const { rows } = await sql<{ chat: string; ready_at: number | string }>`
+    with recursive chats(chat) as (
+      select min(chat_jid) from send_queue where instance_id = ${instanceId} and state = 'pending'
+      union all
+      select (
+        select min(q.chat_jid) from send_queue q
+        where q.instance_id = ${instanceId} and q.state = 'pending' and q.chat_jid > chats.chat
+      ) from chats where chats.chat is not null
+    )
+    select chats.chat as chat, (
+      select q.next_attempt_at from send_queue q
+      where q.instance_id = ${instanceId} and q.state = 'pending' and q.chat_jid = chats.chat
+      order by q.seq limit 1
+    ) as ready_at
+    from chats where chats.chat is not null`.execute(db);
+  // A head sent and removed between the two seeks has no time: its chat is looked at now (an empty lane ends at once).
+  return rows.map((row) => ({ chat: row.chat, readyAt: row.ready_at === null ? 0 : Number(row.ready_at) }));
+}
