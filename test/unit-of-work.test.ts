@@ -144,6 +144,54 @@ describe.each(targets)('units of work on $name', (target) => {
       expect(Number(at.at)).toBe(1_790_000_000_000);
     });
 
+    // Text as users send it: quotes, backslashes (also the characters `\ud`), line breaks, emoji, other scripts.
+    const awkwardTexts = ['say "hi" \\ back\\slash', 'literal \\ud83d is not an emoji', 'line\nbreak\ttab', '😀 👍🏽 ✓', 'Ünïcödé 日本語 عربى', "it's", ''];
+
+    it('keeps every value as given through an insert-only unit: awkward text, big numbers, nulls, rows with fewer columns', async () => {
+      await inInsertUnit(store.db, async (unit) => {
+        awkwardTexts.forEach((text, i) => unit.insert('outbox', { ...outboxRow(i, 'values'), body: text, created_at: 1_790_000_000_123 + i }));
+        // A row without a column the others have: null there, as with any multi-row insert.
+        unit.insert('message_status', { message_id: 'm1', instance_id: 'values', status: 'READ', detail: 'seen', at: 2 });
+        unit.insert('message_status', { message_id: 'm2', instance_id: 'values', status: 'READ', at: 3 });
+      });
+      const bodies = await store.db.selectFrom('outbox').select(['body', 'created_at']).where('instance_id', '=', 'values').orderBy('seq').execute();
+      expect(bodies.map((b) => b.body)).toEqual(awkwardTexts);
+      expect(bodies.map((b) => Number(b.created_at))).toEqual(awkwardTexts.map((_, i) => 1_790_000_000_123 + i));
+      const statuses = await store.db.selectFrom('message_status').select(['message_id', 'detail']).where('instance_id', '=', 'values').orderBy('message_id').execute();
+      expect(statuses).toEqual([
+        { message_id: 'm1', detail: 'seen' },
+        { message_id: 'm2', detail: null },
+      ]);
+    });
+
+    it('stores binary values byte for byte, and text holding a lone UTF-16 surrogate with only that replaced', async () => {
+      const bytes = Buffer.from([0, 1, 2, 0xfe, 0xff, 0x22, 0x5c]);
+      await inInsertUnit(store.db, async (unit) => {
+        unit.insert('media_blobs', { id: 'blob-1', instance_id: 'bytes', data: bytes, created_at: 1 });
+        unit.insert('outbox', { ...outboxRow(0, 'bytes'), body: 'broken \ud83d emoji' });
+        unit.insert('outbox', { ...outboxRow(1, 'bytes'), body: 'fine' });
+      });
+      const blob = await store.db.selectFrom('media_blobs').select('data').where('id', '=', 'blob-1').executeTakeFirstOrThrow();
+      expect(Buffer.from(blob.data).equals(bytes)).toBe(true);
+      const bodies = await store.db.selectFrom('outbox').select('body').where('instance_id', '=', 'bytes').orderBy('seq').execute();
+      // Each driver encodes the stray half of an emoji as UTF-8 can (pg: one U+FFFD; better-sqlite3: three bytes read back as three).
+      expect(bodies[0]?.body).toMatch(/^broken \ufffd+ emoji$/);
+      expect(bodies[1]?.body).toBe('fine');
+    });
+
+    it('write unit: guarded rows keep awkward text and their pairing with their guard', async () => {
+      const ids = await seed('gtext', 3);
+      await inWriteUnit(store.db, (unit) => {
+        unit.guardBy(store.db.updateTable('outbox').set({ created_at: 9 }).where('id', 'in', [ids[0]!, ids[2]!]).returning('id'));
+        ids.forEach((id, i) => unit.guarded(id).insert('message_status', { message_id: id, instance_id: 'gtext', status: 'READ', detail: awkwardTexts[i]!, at: i }));
+      });
+      const rows = await store.db.selectFrom('message_status').select(['message_id', 'detail', 'at']).where('instance_id', '=', 'gtext').orderBy('message_id').execute();
+      expect(rows.map((r) => ({ ...r, at: Number(r.at) }))).toEqual([
+        { message_id: ids[0], detail: awkwardTexts[0], at: 0 },
+        { message_id: ids[2], detail: awkwardTexts[2], at: 2 },
+      ]);
+    });
+
     it('write unit: all or nothing when a row breaks a constraint; rollback hooks run, commit hooks do not', async () => {
       const ids = await seed('wfail', 2);
       const hooks: string[] = [];

@@ -3,6 +3,7 @@ import { CompiledQuery, type Insertable } from 'kysely';
 import type { Db, Tx } from './db.js';
 import type { Database } from './schema.js';
 import { isPostgres } from './is-postgres.js';
+import { jsonInsert } from './pg-json-insert.js';
 import { sqliteThreadOf } from './sqlite-thread/dialect.js';
 import type { ThreadStatement } from './sqlite-thread/protocol.js';
 
@@ -69,6 +70,13 @@ export class RowBuffer implements RowSink {
     let next = 1;
     for (const table of insertOrder) {
       const rows = this.rows[table] as Record<string, unknown>[];
+      // PostgreSQL: all of a table's rows as one JSON value where they can go so.
+      const asJson = joined && rows.length > 0 ? jsonInsert(table, rows, next) : undefined;
+      if (asJson) {
+        rows.length = 0;
+        next += asJson.parameters.length;
+        statements.push(asJson);
+      }
       while (rows.length > 0) {
         const statement = multiRowInsert(table, rows.splice(0, maxRowsPerInsert), placeholders, next);
         if (joined) next += statement.parameters.length;

@@ -4,6 +4,7 @@ import type { Db } from './db.js';
 import { isPostgres } from './is-postgres.js';
 import { insertOrder, maxJoinedParameters, maxRowsPerInsert, multiRowInsert, RowBuffer, runInSqliteThread, type BatchedTable, type RowSink } from './unit.js';
 import type { ThreadStatement } from './sqlite-thread/protocol.js';
+import { jsonGuardedInsert, jsonInsert } from './pg-json-insert.js';
 
 /**
  * A unit that writes without reading back what it writes: statements run for their effect, rows to insert, and rows
@@ -116,13 +117,18 @@ export class WriteUnit extends RowBuffer {
     if (this.guard) clauses.push(`g as (${append(this.guard)})`);
     for (const table of insertOrder) {
       const rows = this.rows[table] as Record<string, unknown>[];
-      for (let i = 0; i < rows.length; i += maxRowsPerInsert) {
+      // All of a table's rows as one JSON value where they can go so (see pg-json-insert.ts), else as VALUES.
+      const asJson = rows.length > 0 ? jsonInsert(table, rows, parameters.length + 1) : undefined;
+      if (asJson) clauses.push(`w${clauses.length} as (${append(asJson, parameters.length + 1)})`);
+      for (let i = 0; !asJson && i < rows.length; i += maxRowsPerInsert) {
         // Numbered on from the parameters before it as it is written (no renumbering of a long VALUES list).
         const first = parameters.length + 1;
         clauses.push(`w${clauses.length} as (${append(multiRowInsert(table, rows.slice(i, i + maxRowsPerInsert), 'dollar', first), first)})`);
       }
       const guarded = this.guardedRows.filter((entry) => entry.table === table);
-      for (let i = 0; i < guarded.length; i += maxRowsPerInsert) {
+      const guardedJson = guarded.length > 0 ? jsonGuardedInsert(table, guarded, parameters.length + 1) : undefined;
+      if (guardedJson) clauses.push(`w${clauses.length} as (${append(guardedJson, parameters.length + 1)})`);
+      for (let i = 0; !guardedJson && i < guarded.length; i += maxRowsPerInsert) {
         if (!types) return undefined;
         clauses.push(`w${clauses.length} as (${append(guardedInsert(table, guarded.slice(i, i + maxRowsPerInsert), types))})`);
       }
