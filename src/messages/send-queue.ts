@@ -30,9 +30,11 @@ export class SendQueue {
     private readonly wake: (instanceId: string, chatJid: string) => void,
   ) {
     // Accepting only inserts rows: on PostgreSQL a whole batch is one statement (one round trip). On SQLite the next
-    // batches are sent while one is being written (four in flight): the SQLite thread runs them in the order sent, so
-    // they still commit in order, and the event loop does not wait for each one before sending the next.
-    this.commits = new GroupCommit(db, inInsertUnit, 256, isPostgres(db) ? 1 : 4);
+    // batch is sent while one is being written (two in flight): the SQLite thread runs them in the order sent, so they
+    // still commit in order, and the event loop does not wait for each one before sending the next. More in flight
+    // makes each batch smaller, and SQLite writes every page a commit touches whole: four measured 25-30 % fewer
+    // sends accepted than two on a fast machine (bench/RESULTS.md, session 7).
+    this.commits = new GroupCommit(db, inInsertUnit, 256, isPostgres(db) ? 1 : 2);
   }
 
   /** Stores the send; resolves once it is committed (concurrent sends share one transaction). */
