@@ -45,7 +45,10 @@ export async function openStore(uri: string, options: OpenStoreOptions = {}): Pr
 async function openSqlite(path: string): Promise<Store> {
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const pragmas = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'cache_size = -65536'];
+  // 2 KiB pages (a new database only; an existing file keeps its own): every commit writes each page it touches
+  // whole, and an accept batch adds a little to each of seven B-trees. Measured: 5.8 KiB written to storage per
+  // accepted send instead of 8.3 with 4 KiB pages, and no loss in sends or events per second (bench/RESULTS.md).
+  const pragmas = ['page_size = 2048', 'journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'cache_size = -65536'];
   // Checkpoints run in a thread of their own (see sqlite-checkpointer.ts) instead of inside a commit.
   if (!inMemory) pragmas.push('wal_autocheckpoint = 0');
   // Every statement runs in the SQLite thread, so the event loop never waits for the database.
