@@ -5,7 +5,8 @@ import { CompiledQuery } from 'kysely';
  * The rows as `insert … select … from json_populate_recordset(null::table, $n)`. Against a VALUES list with a
  * parameter per value, the driver sends one string made by `JSON.stringify` instead of converting hundreds of
  * values one by one, and the server gets one short statement per table and columns, prepared once, instead of a new
- * text for every row count: about 25 % less time per accept batch of 25 sends, and 40 % less of the event loop.
+ * text for every row count. Measured in isolation: about 25 % less time per accept batch of 25 sends, and 40 % less
+ * of the event loop.
  * Undefined when the rows cannot go as JSON (see `rowsJson`): the caller writes them as VALUES.
  */
 export function jsonInsert(table: string, rows: readonly Record<string, unknown>[], parameter: number): CompiledQuery | undefined {
