@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
@@ -44,6 +45,26 @@ export interface StoreTarget {
   name: 'sqlite' | 'postgres';
   available: boolean;
   open(): Promise<{ uri: string; store: Store; dispose(): Promise<void> }>;
+}
+
+/**
+ * A store of `target` opened before the suite's tests and closed (and removed) after them; call inside a describe.
+ * Answers a getter: the store exists only once the suite has started.
+ */
+export function suiteStore(target: StoreTarget): () => Store {
+  let opened: Awaited<ReturnType<StoreTarget['open']>> | undefined;
+  beforeAll(async () => {
+    opened = await target.open();
+  });
+  afterAll(async () => {
+    if (!opened) return;
+    await opened.store.close();
+    await opened.dispose();
+  });
+  return () => {
+    if (!opened) throw new Error('the suite store is opened before the tests run');
+    return opened.store;
+  };
 }
 
 /** The stores every store/API suite runs on. PostgreSQL missing: a loud skip, or a failure under REQUIRE_SERVICES=1. */

@@ -1,30 +1,18 @@
 // The send worker's view of a queue on both stores: each chat's first pending send, and when it is due.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeTargets } from './harness.js';
-import type { Store } from '../src/store/db.js';
+import { describe, expect, it } from 'vitest';
+import { storeTargets, suiteStore } from './harness.js';
 import { queueHeads } from '../src/messages/queue-heads.js';
 
 const targets = await storeTargets();
 
 describe.each(targets)('queue heads on $name', (target) => {
   describe.skipIf(!target.available)('store', () => {
-    let store: Store;
-    let dispose: () => Promise<void>;
-
-    beforeAll(async () => {
-      const opened = await target.open();
-      store = opened.store;
-      dispose = async () => {
-        await store.close();
-        await opened.dispose();
-      };
-    });
-    afterAll(async () => dispose?.());
+    const store = suiteStore(target);
 
     let made = 0;
     const queue = async (instance: string, chat: string, nextAttemptAt: number, state = 'pending') => {
       made += 1;
-      await store.db
+      await store().db
         .insertInto('send_queue')
         .values({
           instance_id: instance,
@@ -43,7 +31,7 @@ describe.each(targets)('queue heads on $name', (target) => {
     const sorted = (heads: { chat: string; readyAt: number }[]) => [...heads].sort((a, b) => a.chat.localeCompare(b.chat));
 
     it('answers no chat for an instance with nothing queued', async () => {
-      expect(await queueHeads(store.db, 'empty')).toEqual([]);
+      expect(await queueHeads(store().db, 'empty')).toEqual([]);
     });
 
     it("answers every chat with pending sends once, with its first send's due time, and nothing of other instances", async () => {
@@ -57,12 +45,12 @@ describe.each(targets)('queue heads on $name', (target) => {
       await queue('other', 'e@s.whatsapp.net', 1);
       await queue('other', 'a@s.whatsapp.net', 2);
 
-      expect(sorted(await queueHeads(store.db, 'one'))).toEqual([
+      expect(sorted(await queueHeads(store().db, 'one'))).toEqual([
         { chat: 'a@s.whatsapp.net', readyAt: 100 },
         { chat: 'b@s.whatsapp.net', readyAt: 5_000 },
         { chat: 'c@g.us', readyAt: 1_000 },
       ]);
-      expect(sorted(await queueHeads(store.db, 'other'))).toEqual([
+      expect(sorted(await queueHeads(store().db, 'other'))).toEqual([
         { chat: 'a@s.whatsapp.net', readyAt: 2 },
         { chat: 'e@s.whatsapp.net', readyAt: 1 },
       ]);
@@ -71,11 +59,11 @@ describe.each(targets)('queue heads on $name', (target) => {
     it("moves on to a chat's next send once its head is gone", async () => {
       await queue('two', 'x@s.whatsapp.net', 40);
       await queue('two', 'x@s.whatsapp.net', 60);
-      const first = await store.db.selectFrom('send_queue').select('seq').where('instance_id', '=', 'two').orderBy('seq').executeTakeFirstOrThrow();
-      await store.db.deleteFrom('send_queue').where('seq', '=', first.seq).execute();
-      expect(await queueHeads(store.db, 'two')).toEqual([{ chat: 'x@s.whatsapp.net', readyAt: 60 }]);
-      await store.db.deleteFrom('send_queue').where('instance_id', '=', 'two').execute();
-      expect(await queueHeads(store.db, 'two')).toEqual([]);
+      const first = await store().db.selectFrom('send_queue').select('seq').where('instance_id', '=', 'two').orderBy('seq').executeTakeFirstOrThrow();
+      await store().db.deleteFrom('send_queue').where('seq', '=', first.seq).execute();
+      expect(await queueHeads(store().db, 'two')).toEqual([{ chat: 'x@s.whatsapp.net', readyAt: 60 }]);
+      await store().db.deleteFrom('send_queue').where('instance_id', '=', 'two').execute();
+      expect(await queueHeads(store().db, 'two')).toEqual([]);
     });
   });
 });
