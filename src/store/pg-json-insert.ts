@@ -1,5 +1,6 @@
 // PostgreSQL multi-row INSERTs that carry their rows as one JSON parameter: one short text per table and columns.
 import { CompiledQuery } from 'kysely';
+import { columnsOf } from './row-columns.js';
 
 /**
  * The rows as `insert … select … from json_populate_recordset(null::table, $n)`. Against a VALUES list with a
@@ -12,7 +13,7 @@ import { CompiledQuery } from 'kysely';
 export function jsonInsert(table: string, rows: readonly Record<string, unknown>[], parameter: number): CompiledQuery | undefined {
   const json = rowsJson(rows);
   if (json === undefined) return undefined;
-  const columns = columnNames(rows);
+  const columns = columnsOf(rows);
   return CompiledQuery.raw(
     text(`${table}|${parameter}|${columns.join(',')}`, () => {
       const list = columns.map((c) => `"${c}"`).join(', ');
@@ -34,7 +35,7 @@ export function jsonGuardedInsert(
   const rows = entries.map((entry) => entry.row);
   const json = rowsJson(rows);
   if (json === undefined) return undefined;
-  const columns = columnNames(rows);
+  const columns = columnsOf(rows);
   return CompiledQuery.raw(
     text(`guarded|${table}|${parameter}|${columns.join(',')}`, () => {
       const list = columns.map((c) => `"${c}"`).join(', ');
@@ -77,20 +78,4 @@ function rowsJson(rows: readonly Record<string, unknown>[]): string | undefined 
   }
   const json = JSON.stringify(rows);
   return json.includes('\\ud') ? undefined : json;
-}
-
-/** Every column any of the rows has, in first-seen order (a row without one inserts null there, as VALUES would). */
-function columnNames(rows: readonly Record<string, unknown>[]): string[] {
-  const columns = Object.keys(rows[0] ?? {});
-  let known: Set<string> | undefined;
-  for (let r = 1; r < rows.length; r++) {
-    for (const column in rows[r]) {
-      known ??= new Set(columns);
-      if (!known.has(column)) {
-        known.add(column);
-        columns.push(column);
-      }
-    }
-  }
-  return columns;
 }

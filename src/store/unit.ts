@@ -4,6 +4,7 @@ import type { Db, Tx } from './db.js';
 import type { Database } from './schema.js';
 import { isPostgres } from './is-postgres.js';
 import { jsonInsert } from './pg-json-insert.js';
+import { columnsOf } from './row-columns.js';
 import { sqliteThreadOf } from './sqlite-thread/dialect.js';
 import type { ThreadStatement } from './sqlite-thread/protocol.js';
 
@@ -142,20 +143,7 @@ const maxInsertTexts = 1_000;
  * a query tree per value cost more than the insert itself. Column names come from our code, never from input.
  */
 export function multiRowInsert(table: string, rows: Record<string, unknown>[], placeholders: Placeholders, firstParameter: number): CompiledQuery {
-  const first = rows[0];
-  const columns = Object.keys(first);
-  // Rows of a table mostly share their columns; any other column a row has is added (null for the rows without it).
-  let known: Set<string> | undefined;
-  for (let r = 1; r < rows.length; r++) {
-    for (const column in rows[r]) {
-      if (column in first) continue;
-      known ??= new Set(columns);
-      if (!known.has(column)) {
-        known.add(column);
-        columns.push(column);
-      }
-    }
-  }
+  const columns = columnsOf(rows);
   // Filled by push, so the array stays packed: a holey one costs three times as much to hand to the SQLite thread.
   const parameters: unknown[] = [];
   for (const row of rows) {

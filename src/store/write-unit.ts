@@ -5,6 +5,7 @@ import { isPostgres } from './is-postgres.js';
 import { insertOrder, maxJoinedParameters, maxRowsPerInsert, multiRowInsert, RowBuffer, runInSqliteThread, type BatchedTable, type RowSink } from './unit.js';
 import type { ThreadStatement } from './sqlite-thread/protocol.js';
 import { jsonGuardedInsert, jsonInsert } from './pg-json-insert.js';
+import { columnsOf } from './row-columns.js';
 
 /**
  * A unit that writes without reading back what it writes: statements run for their effect, rows to insert, and rows
@@ -166,7 +167,7 @@ export function registerColumnTypes(db: Db, types: ColumnTypes): void {
  * it. Parameters in VALUES have no type of their own, so the first row casts each to its column's type.
  */
 function guardedInsert(table: BatchedTable, entries: { guard: string; row: Record<string, unknown> }[], types: ColumnTypes): CompiledQuery {
-  const columns = [...new Set(entries.flatMap((entry) => Object.keys(entry.row)))];
+  const columns = columnsOf(entries.map((entry) => entry.row));
   const tableTypes = types.get(table);
   const casts = columns.map((column) => {
     const type = tableTypes?.get(column);
@@ -197,7 +198,7 @@ function guardedInsert(table: BatchedTable, entries: { guard: string; row: Recor
  * column2, …), kept where the guard answered it: the thread binds the guard's ids, as a JSON array, last.
  */
 function sqliteGuardedInsert(table: BatchedTable, entries: { guard: string; row: Record<string, unknown> }[]): { sql: string; parameters: unknown[] } {
-  const columns = [...new Set(entries.flatMap((entry) => Object.keys(entry.row)))];
+  const columns = columnsOf(entries.map((entry) => entry.row));
   const parameters: unknown[] = [];
   const tuple = `(${['?', ...columns.map(() => '?')].join(', ')})`;
   for (const { guard, row } of entries) {
