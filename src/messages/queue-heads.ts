@@ -15,7 +15,7 @@ export interface QueueHead {
  * (a sort spilled to disk) on PostgreSQL with 100,000 sends queued, every time the worker looked for work.
  */
 export async function queueHeads(db: Db, instanceId: string): Promise<QueueHead[]> {
-  const { rows } = await sql<{ chat: string; ready_at: number | string }>`
+  const { rows } = await sql<{ chat: string; ready_at: number | string | null }>`
     with recursive chats(chat) as (
       select min(chat_jid) from send_queue where instance_id = ${instanceId} and state = 'pending'
       union all
