@@ -28,6 +28,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: Math.ceil((config.mediaMaxBytes * 4) / 3) + 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // Access lines ("incoming request", "request completed", "not found") only when debugging: the API is hot, and
+    // handlers log what matters themselves. Switched off here rather than by a route log level, which would make
+    // every request's child logger rebuild its log methods (measured: 2.3-2.6 µs per request instead of 1.7).
+    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
   });
   base.removeContentTypeParser('text/plain');
   registerErrorHandling(base);
@@ -56,7 +60,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/messenger/docs', uiConfig: { docExpansion: 'list' } });
 
-  await app.register(metaRoutes, { services, logLevel: 'warn' });
+  await app.register(metaRoutes, { services });
   await app.register(
     async (api) => {
       await api.register(instanceRoutes, { services });
@@ -69,8 +73,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(brokerRoutes, { services });
       await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });
     },
-    // Per-request access lines stay below info (the API is hot); handlers log what matters themselves.
-    { prefix: '/messenger', logLevel: config.logLevel === 'debug' || config.logLevel === 'trace' ? config.logLevel : 'warn' },
+    { prefix: '/messenger' },
   );
   return base;
 }

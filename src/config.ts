@@ -79,7 +79,7 @@ export const settingDocs: SettingDoc[] = [
   { env: 'AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES', default: 'false', meaning: 'Put the instance key into event envelopes (`apikey`). Off by default: events never carry credentials unless you opt in.' },
   { env: 'DATABASE_CONNECTION_URI', default: 'file:./data/switchboard.db', meaning: '`file:<path>` for SQLite or `postgres://…` for PostgreSQL.' },
   { env: 'DATA_DIR', default: './data', meaning: 'Folder for the generated global key and other local files.' },
-  { env: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent.' },
+  { env: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent; `debug` and `trace` also log an access line per API request.' },
   { env: 'CORS_ORIGIN', default: '*', meaning: 'Allowed browser origins (comma list or `*`). Requests without an Origin header are always allowed.' },
   { env: 'MEDIA_MAX_BYTES', default: '67108864', meaning: 'Largest media accepted (URL or base64); larger answers 413.' },
   { env: 'MEDIA_FETCH_TIMEOUT_MS', default: '30000', meaning: 'Time limit for downloading a media URL.' },

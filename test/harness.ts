@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
-import { silentLogger } from '../src/logger.js';
+import { silentLogger, type Logger } from '../src/logger.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { createServices, type Services } from '../src/services.js';
 import { buildApp } from '../src/app.js';
@@ -113,7 +113,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(target: StoreTarget, env: Record<string, string> = {}): Promise<TestApp> {
+/** The real app on a store of `target`; `env` overrides settings; `logger`: where its logs go (none by default). */
+export async function startApp(target: StoreTarget, env: Record<string, string> = {}, logger: Logger = silentLogger()): Promise<TestApp> {
   const opened = await target.open();
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
   const globalKey = `global-${randomBytes(8).toString('hex')}`;
@@ -130,7 +131,7 @@ export async function startApp(target: StoreTarget, env: Record<string, string> 
   });
   const services = createServices({
     config,
-    logger: silentLogger(),
+    logger,
     store: opened.store,
     globalApiKey: globalKey,
     secretsKey: randomBytes(32),
