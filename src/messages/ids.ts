@@ -1,5 +1,7 @@
 // WhatsApp-style message ids chosen by us (so a retried send reuses its id) and the device guess from an id.
-import { pooledRandom } from '../util/time-ordered-id.js';
+import { hexOfByte, randomByte } from '../util/time-ordered-id.js';
+
+const upperHexOfByte = hexOfByte.map((hex) => hex.toUpperCase());
 
 let lastStamp = 0;
 
@@ -10,8 +12,12 @@ let lastStamp = 0;
 export function newMessageId(): string {
   const stamp = Math.max(Math.floor(performance.timeOrigin * 16 + performance.now() * 16), lastStamp + 1);
   lastStamp = stamp;
-  const time = (stamp % 16 ** 10).toString(16).padStart(10, '0');
-  return `3EB0${time}${pooledRandom(4).toString('hex')}`.toUpperCase();
+  // The low 40 bits: one byte above 32 bits, then four (a 32-bit operation cannot hold them all).
+  const high = Math.floor(stamp / 2 ** 32) & 0xff;
+  const low = stamp >>> 0;
+  const hex = upperHexOfByte;
+  const time = hex[high] + hex[low >>> 24] + hex[(low >>> 16) & 0xff] + hex[(low >>> 8) & 0xff] + hex[low & 0xff];
+  return `3EB0${time}${hex[randomByte()]}${hex[randomByte()]}${hex[randomByte()]}${hex[randomByte()]}`;
 }
 
 /** Evolution's `source` field: which kind of device produced a message id. */
