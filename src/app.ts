@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.js';
 import { registerAuth } from './api/auth.js';
 import { registerErrorHandling } from './api/error-handler.js';
+import { lazyRequestLoggers } from './api/request-logger.js';
 import { instanceRoutes } from './api/instance.routes.js';
 import { settingsRoutes } from './api/settings.routes.js';
 import { webhookRoutes } from './api/webhook.routes.js';
@@ -32,6 +33,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // handlers log what matters themselves. Switched off here rather than by a route log level, which would make
     // every request's child logger rebuild its log methods (measured: 2.3-2.6 µs per request instead of 1.7).
     disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    childLoggerFactory: lazyRequestLoggers,
   });
   base.removeContentTypeParser('text/plain');
   registerErrorHandling(base);
