@@ -7,6 +7,7 @@ import { openStore, type Store } from '../src/store/db.js';
 import { GroupCommit } from '../src/store/group-commit.js';
 import { inInsertUnit, inUnit } from '../src/store/unit.js';
 import { inWriteUnit } from '../src/store/write-unit.js';
+import { sqliteThreadOf } from '../src/store/sqlite-thread/dialect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-thread-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,6 +125,45 @@ describe('SQLite store thread', () => {
       ),
     );
     expect((await ids()).length).toBe(40);
+  });
+
+  /** One INSERT of an outbox row, as the thread takes it. */
+  const insertRow = (id: string) => [{ sql: 'insert into outbox (id, instance_id, instance_name, event, body, created_at) values (?, ?, ?, ?, ?, ?)', parameters: [id, 'i', 'i', 'E', '{}', 1] }];
+
+  it('background writes wait for the foreground requests in flight, and keep their own order', async () => {
+    const thread = sqliteThreadOf(store.db)!;
+    await Promise.all([
+      thread.runOutside(insertRow('f1'), true),
+      thread.runOutside(insertRow('b1'), true, true),
+      thread.runOutside(insertRow('b2'), true, true),
+      thread.runOutside(insertRow('f2'), true),
+    ]);
+    expect(await ids()).toEqual(['f1', 'f2', 'b1', 'b2']);
+    // With nothing in flight a background write goes at once.
+    await thread.runOutside(insertRow('b3'), true, true);
+    expect(await ids()).toEqual(['f1', 'f2', 'b1', 'b2', 'b3']);
+  });
+
+  it('a background write waits a few ms at most, even while a foreground request is still running', async () => {
+    const thread = sqliteThreadOf(store.db)!;
+    // A foreground query that keeps the thread busy for a while (a count to a few million).
+    const slow = thread.runOutside([{ sql: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000000) select count(*) as n from c', parameters: [] }], false);
+    const background = thread.runOutside(insertRow('b1'), true, true);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    // Sent well after the background write's few ms were up: it goes after it, though the slow query is still running.
+    const later = thread.runOutside(insertRow('f2'), true);
+    const [answer] = await Promise.all([slow, background, later]);
+    expect(answer.results[0].rows).toEqual([{ n: 1000000 }]);
+    expect(await ids()).toEqual(['b1', 'f2']);
+  });
+
+  it('a transaction begun after a held-back background write sees it', async () => {
+    const thread = sqliteThreadOf(store.db)!;
+    const foreground = thread.runOutside(insertRow('f1'), true);
+    const held = thread.runOutside(insertRow('b1'), true, true);
+    const seen = await store.db.transaction().execute((tx) => tx.selectFrom('outbox').select('id').orderBy('seq').execute());
+    expect(seen.map((row) => row.id)).toEqual(['f1', 'b1']);
+    await Promise.all([foreground, held]);
   });
 });
 

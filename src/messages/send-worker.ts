@@ -232,7 +232,7 @@ export class SendWorkers {
     const instance = this.deps.instanceById(instanceId);
     const connector = this.deps.connectorOf(instanceId);
     if (!instance || !connector || connector.state() !== 'open') return { advanced: 0, go: false, marked: [] };
-    if (!premarked) await inWriteUnit(db, (unit) => this.markAttempted(unit, instance, rows));
+    if (!premarked) await inWriteUnit(db, (unit) => this.markAttempted(unit, instance, rows), background);
     const payloads = rows.map(payloadOf);
     const { sent, error: failure } = await sendInOrder(
       connector,
@@ -272,7 +272,7 @@ export class SendWorkers {
       const sent = rows.map((row) => storedMessages.get(row)).filter((record): record is MessageRecord => !!record);
       this.deps.statuses.markSent(unit, instance, sent);
       if (upcoming.length > 0) this.markAttempted(unit, instance, upcoming);
-    });
+    }, background);
     for (const row of rows) this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
     for (let i = 0; i < rows.length; i++) this.deps.onOutcome?.(instance, 'delivered');
   }
@@ -397,6 +397,9 @@ function outboundOf(payload: QueuePayload, content: Record<string, unknown> | un
   // A queue entry whose message row is gone (instance deleted meanwhile) cannot be sent: the connector refuses it.
   return { ...payload.outbound, content: content ?? {} };
 }
+
+/** The worker's bookkeeping goes after the store requests that answer clients (SQLite; see `SqliteThread.run`). */
+const background = { background: true };
 
 const parsedPayloads = new WeakMap<Selectable<SendQueueTable>, QueuePayload>();
 /** The stored message of each fetched queue row (read with it). */

@@ -217,11 +217,11 @@ export async function inInsertUnit<T>(db: Db, work: (unit: InsertUnit) => Promis
  * statement by statement would hold the connection across as many turns of the event loop, and nothing else could
  * be sent meanwhile); answers the guard ids.
  */
-export async function runInSqliteThread(db: Db, statements: ThreadStatement[]): Promise<string[]> {
+export async function runInSqliteThread(db: Db, statements: ThreadStatement[], background = false): Promise<string[]> {
   if (statements.length === 0) return [];
   const thread = sqliteThreadOf(db);
   if (!thread) throw new Error('this store has no SQLite thread');
-  const { guards } = await thread.runOutside(statements, true);
+  const { guards } = await thread.runOutside(statements, true, background);
   return guards;
 }
 

@@ -49,7 +49,7 @@ export class WriteUnit extends RowBuffer {
   }
 
   /** Runs the unit; answers the guard ids the guarding statement answered. */
-  async run(): Promise<Set<string>> {
+  async run(background = false): Promise<Set<string>> {
     let guards: Set<string>;
     if (isPostgres(this.db)) {
       const joined = this.joined();
@@ -60,7 +60,7 @@ export class WriteUnit extends RowBuffer {
         guards = await this.inTransaction();
       }
     } else {
-      guards = new Set(await runInSqliteThread(this.db, this.threadStatements()));
+      guards = new Set(await runInSqliteThread(this.db, this.threadStatements(), background));
     }
     for (const { guard, hook } of this.guardedHooks) if (guards.has(guard)) this.afterCommit(hook);
     return guards;
@@ -141,11 +141,11 @@ export class WriteUnit extends RowBuffer {
 }
 
 /** Runs `work`, which only queues writes and rows, as one atomic write (see `WriteUnit`); answers the guard ids. */
-export async function inWriteUnit(db: Db, work: (unit: WriteUnit) => void): Promise<Set<string>> {
+export async function inWriteUnit(db: Db, work: (unit: WriteUnit) => void, options: { background?: boolean } = {}): Promise<Set<string>> {
   const unit = new WriteUnit(db);
   try {
     work(unit);
-    const guards = await unit.run();
+    const guards = await unit.run(options.background);
     unit.runHooks();
     return guards;
   } catch (error) {

@@ -20,7 +20,18 @@ export class SqliteThreadError extends Error {
 interface Waiting {
   resolve: (answer: { results: StatementResult[]; guards: string[] }) => void;
   reject: (error: Error) => void;
+  background: boolean;
 }
+
+/** A request not yet sent: its SQL texts are numbered when it is sent, so a text always goes before its number. */
+interface Unsent {
+  id: number;
+  statements: ThreadStatement[];
+  atomic: boolean;
+}
+
+/** Longest a background request waits for the foreground requests in flight to be answered (ms). */
+const maxBackgroundWaitMs = 5;
 
 /**
  * Runs statements on the thread's connection, one request at a time in the order sent. One connection means one
@@ -37,6 +48,11 @@ export class SqliteThread {
   private readonly textIds = new Map<string, number>();
   /** Requests of this turn of the event loop, sent together when its microtasks have run. */
   private outgoing: ToThread[] = [];
+  /** Foreground requests sent and not yet answered. */
+  private foregroundInFlight = 0;
+  /** Background requests held back while foreground requests are in flight, in the order made. */
+  private heldBack: Unsent[] = [];
+  private heldBackTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (answers: FromThread[]) => {
@@ -76,22 +92,43 @@ export class SqliteThread {
 
   /**
    * Runs the statements in order (all or none when `atomic`); answers each one's result and the guard ids. Sent at
-   * once: for the holder of the lock, or through `runOutside`.
+   * once: for the holder of the lock, or through `runOutside`. A `background` request (work no client waits for,
+   * such as the send worker's bookkeeping) is held back while foreground requests are in flight, at most a few ms,
+   * so requests that answer clients do not queue behind it in the thread; background requests keep their order.
    */
-  run(statements: ThreadStatement[], atomic: boolean): Promise<{ results: StatementResult[]; guards: string[] }> {
+  run(statements: ThreadStatement[], atomic: boolean, background = false): Promise<{ results: StatementResult[]; guards: string[] }> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.waiting.size === 0) this.worker.ref();
+      this.waiting.set(id, { resolve, reject, background });
+      const request = { id, statements, atomic };
+      if (background && (this.foregroundInFlight > 0 || this.heldBack.length > 0)) this.holdBack(request);
+      else this.sendRun(request, background);
+    });
+  }
+
+  private sendRun({ id, statements, atomic }: Unsent, background: boolean): void {
+    if (!background) this.foregroundInFlight++;
     let forgetTexts: true | undefined;
     if (this.textIds.size > maxNumberedTexts) {
       this.textIds.clear();
       forgetTexts = true;
     }
     const wire = statements.map((statement) => this.wire(statement));
-    return new Promise((resolve, reject) => {
-      if (this.waiting.size === 0) this.worker.ref();
-      this.waiting.set(id, { resolve, reject });
-      this.send({ type: 'run', id, statements: wire, atomic, forgetTexts });
-    });
+    this.send({ type: 'run', id, statements: wire, atomic, forgetTexts });
+  }
+
+  private holdBack(request: Unsent): void {
+    this.heldBack.push(request);
+    this.heldBackTimer ??= setTimeout(() => this.releaseHeldBack(), maxBackgroundWaitMs);
+  }
+
+  /** Sends the background requests held back, in order. */
+  private releaseHeldBack(): void {
+    if (this.heldBackTimer) clearTimeout(this.heldBackTimer);
+    this.heldBackTimer = undefined;
+    for (const request of this.heldBack.splice(0)) this.sendRun(request, true);
   }
 
   /**
@@ -126,13 +163,15 @@ export class SqliteThread {
    * once, without holding it while they run, so several such requests can be in flight. The thread runs requests in
    * the order sent, so a transaction begun later waits behind them.
    */
-  async runOutside(statements: ThreadStatement[], atomic: boolean): Promise<{ results: StatementResult[]; guards: string[] }> {
+  async runOutside(statements: ThreadStatement[], atomic: boolean, background = false): Promise<{ results: StatementResult[]; guards: string[] }> {
     while (this.held) await this.held;
-    return this.run(statements, atomic);
+    return this.run(statements, atomic, background);
   }
 
   /** Waits until no transaction holds the connection, then holds it (for a transaction: `run` until `unlock`). */
   async lock(): Promise<void> {
+    // A transaction goes after every request made before it, the held-back ones too.
+    this.releaseHeldBack();
     while (this.held) await this.held;
     this.held = new Promise((resolve) => (this.release = resolve));
   }
@@ -153,6 +192,7 @@ export class SqliteThread {
     this.closedWith = new Error('SQLite store is closed');
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.ref();
+    this.releaseHeldBack();
     this.send({ type: 'close', id: this.nextId++ });
     this.flush();
     const timer = setTimeout(() => void this.worker.terminate(), 5_000);
@@ -165,6 +205,10 @@ export class SqliteThread {
     const waiting = this.waiting.get(message.id);
     if (!waiting) return;
     this.waiting.delete(message.id);
+    if (!waiting.background) {
+      this.foregroundInFlight--;
+      if (this.foregroundInFlight === 0 && this.heldBack.length > 0) this.releaseHeldBack();
+    }
     if (this.waiting.size === 0) this.worker.unref();
     if (message.type === 'failed') {
       waiting.reject(new SqliteThreadError(message.message, message.code));
@@ -177,6 +221,9 @@ export class SqliteThread {
   /** The thread is gone: everything waiting fails, and so does everything asked later. */
   private fail(error: Error): void {
     this.closedWith ??= error;
+    if (this.heldBackTimer) clearTimeout(this.heldBackTimer);
+    this.heldBackTimer = undefined;
+    this.heldBack = [];
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
   }
