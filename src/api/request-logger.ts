@@ -2,7 +2,7 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 
-type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 /** A log method with its overloads set aside: the call is handed on to the real child as it came. */
 type AnyLogCall = (...args: unknown[]) => void;
 
@@ -56,9 +56,8 @@ class LazyRequestLogger implements FastifyBaseLogger {
   trace(...args: unknown[]): void {
     this.call('trace', args);
   }
-  silent(...args: unknown[]): void {
-    this.call('silent', args);
-  }
+  /** Writes nothing, as pino's own `silent` (no child is made for it). */
+  silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.logger().child(bindings, options);

@@ -44,6 +44,8 @@ const maxBatch = 50;
 const expirySweepMs = 5_000;
 /** Longest run of sends without letting other work in. */
 const yieldEveryMs = 2;
+/** The worker's bookkeeping goes after the store requests that answer clients (SQLite; see `SqliteThread.run`). */
+const background = { background: true };
 
 export class SendWorkers {
   private readonly schedulers = new Map<string, LaneScheduler>();
@@ -397,9 +399,6 @@ function outboundOf(payload: QueuePayload, content: Record<string, unknown> | un
   // A queue entry whose message row is gone (instance deleted meanwhile) cannot be sent: the connector refuses it.
   return { ...payload.outbound, content: content ?? {} };
 }
-
-/** The worker's bookkeeping goes after the store requests that answer clients (SQLite; see `SqliteThread.run`). */
-const background = { background: true };
 
 const parsedPayloads = new WeakMap<Selectable<SendQueueTable>, QueuePayload>();
 /** The stored message of each fetched queue row (read with it). */
