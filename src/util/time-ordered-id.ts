@@ -17,7 +17,7 @@ export function randomByte(): number {
 export const hexOfByte: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /** `count` random bytes as lowercase hex. */
-export function randomHex(count: number): string {
+function randomHex(count: number): string {
   let hex = '';
   for (let i = 0; i < count; i++) hex += hexOfByte[randomByte()];
   return hex;
