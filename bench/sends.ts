@@ -6,6 +6,8 @@
 //   npm run bench -- --duration=10 --warmup=2 --connections=50
 //   npm run bench -- --cpu-prof=/tmp/prof # also write a V8 CPU profile of each Switchboard server (see profile-summary.ts)
 //   npm run bench -- --unlinked           # diagnostic: instance not linked, so the worker delivers nothing (accept path only)
+//   npm run bench -- --floor              # also the floor of each store (bench/floor-server.ts): the least any server
+//                                         # that stores a send before answering can do on this machine, same load
 //
 // Every server runs in its own child process (node --import tsx); autocannon runs here, in the driver.
 // PostgreSQL: BENCH_POSTGRES_URL (default TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test) is used to
@@ -48,10 +50,12 @@ interface Options {
   cpuProfDir: string | undefined;
   /** Diagnostic: leave the instance unlinked, so sends are accepted and queued but the worker delivers nothing. */
   unlinked: boolean;
+  /** Also measure each store's floor (bench/floor-server.ts). */
+  floor: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false };
+  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false, floor: false };
   for (const arg of argv) {
     const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
     const num = () => {
@@ -64,8 +68,9 @@ function parseArgs(argv: string[]): Options {
     else if (name === 'duration') options.durationS = num();
     else if (name === 'only') options.only = new Set(value.split(',').map((s) => s.trim()));
     else if (name === 'unlinked') options.unlinked = true;
+    else if (name === 'floor') options.floor = true;
     else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
-    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked)`);
+    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked --floor)`);
   }
   return options;
 }
@@ -153,9 +158,9 @@ interface Row {
   notes: string[];
 }
 
-async function runBare(options: Options, label: string): Promise<Row> {
+async function runBare(options: Options, label: string, script = 'bench/bare-server.ts', env: Record<string, string> = {}): Promise<Row> {
   const port = await freePort();
-  const child = startChild(label, 'bench/bare-server.ts', { PORT: String(port) });
+  const child = startChild(label, script, { PORT: String(port), ...env });
   try {
     const url = `http://127.0.0.1:${port}/send`;
     const headers = { 'content-type': 'application/json', apikey: 'x'.repeat(32) };
@@ -298,15 +303,14 @@ function printTable(rows: Row[], baseline: number): void {
     const isBare = row.name.startsWith('bare');
     const ratio = m.rps / baseline;
     const worstP99 = Math.max(m.acP99, m.p99);
+    const misses: string[] = [];
+    if (ratio < targets.ratio) misses.push(`ratio<${targets.ratio}`);
+    if (!(worstP99 < targets.p99Ms)) misses.push(`p99≥${targets.p99Ms}ms`);
     let verdict: string;
     if (m.problems.length > 0) verdict = 'INVALID';
     else if (isBare) verdict = 'baseline';
-    else {
-      const misses: string[] = [];
-      if (ratio < targets.ratio) misses.push(`ratio<${targets.ratio}`);
-      if (!(worstP99 < targets.p99Ms)) misses.push(`p99≥${targets.p99Ms}ms`);
-      verdict = misses.length === 0 ? 'PASS' : `FAIL (${misses.join(', ')})`;
-    }
+    else if (row.name.startsWith('floor')) verdict = misses.length === 0 ? 'floor (meets targets)' : `floor (misses: ${misses.join(', ')})`;
+    else verdict = misses.length === 0 ? 'PASS' : `FAIL (${misses.join(', ')})`;
     return [
       row.name,
       String(Math.round(m.rps)),
@@ -348,6 +352,7 @@ async function main(): Promise<void> {
   if (wants('sqlite')) {
     const dir = mkdtempSync(join(tmpdir(), 'sb-bench-sqlite-'));
     try {
+      if (options.floor) rows.push(await runBare(options, 'floor sqlite', 'bench/floor-server.ts', { FLOOR_SQLITE_PATH: join(dir, 'floor.db') }));
       rows.push(await runSwitchboard(options, 'switchboard sqlite', sqliteSetup(dir), join(dir, 'data')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -364,6 +369,7 @@ async function main(): Promise<void> {
       const setup = await postgresSetup();
       const dir = mkdtempSync(join(tmpdir(), 'sb-bench-pg-'));
       try {
+        if (options.floor) rows.push(await runBare(options, 'floor postgres', 'bench/floor-server.ts', { FLOOR_POSTGRES_URL: setup.uri }));
         rows.push(await runSwitchboard(options, 'switchboard postgres', setup, dir));
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -383,6 +389,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`ratio = req/s ÷ ${Math.round(baseline)} (mean of the two bare runs; they differ by ${(drift * 100).toFixed(1)} %).`);
   console.log('p50/p99 ms: autocannon histogram (whole ms); "exact": from every response time. PASS needs both p99 < target.');
+  if (options.floor) console.log('floor: Fastify plus one group-committed insert of (id, body) per batch in the same store (bench/floor-server.ts): the least a server that stores each send before answering does.');
   console.log('CPU srv/drv/other: cores used during the measured window by the server process, this driver (autocannon), and everything else (incl. PostgreSQL).');
   if (drift > 0.1) console.log(`WARNING: the bare runs differ by ${(drift * 100).toFixed(1)} %: the machine was busy with other work; compare with care.`);
   // The p99 target is absolute: on a machine where even bare Fastify misses it, no server can show it.
