@@ -1,6 +1,6 @@
 // Tests for loading media (URL, data URL, base64) and preparing it (sniffing, images, stickers, encryption).
 
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -388,6 +388,22 @@ describe('prepareMedia: images', () => {
     const err = await apiError(prepareMedia(bytes.subarray(0, 40), 'image'));
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/^media could not be decoded as an image \(detected image\/png\)/);
+  });
+
+  it('refuses an image cut off in its pixels, whose header still reads well (a half-finished download)', async () => {
+    // Noise does not compress: the pixel data is most of the file, so a cut at 55 % leaves the header whole.
+    const noise = randomBytes(160 * 160 * 3);
+    const raw = { raw: { width: 160, height: 160, channels: 3 as const } };
+    for (const [encoded, type] of [
+      [await sharp(noise, raw).png().toBuffer(), 'image/png'],
+      [await sharp(noise, raw).jpeg({ quality: 95 }).toBuffer(), 'image/jpeg'],
+    ] as const) {
+      const cut = encoded.subarray(0, Math.floor(encoded.length * 0.55));
+      expect((await sharp(cut).metadata()).width).toBe(160);
+      const err = await apiError(prepareMedia(cut, 'image'));
+      expect(err.status).toBe(400);
+      expect(err.message).toBe(`media could not be decoded as an image (detected ${type}); it may be corrupt or truncated`);
+    }
   });
 });
 

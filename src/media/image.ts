@@ -28,10 +28,14 @@ export async function prepareImage(bytes: Buffer, mimetype: string, field: strin
   }
   if (!width || !height) throw badRequest(`${field} has no readable image dimensions`);
 
+  // The header can be readable while the pixels are not (a truncated download): decoding them fails here.
+  const undecodable = () => badRequest(`${field} could not be decoded as an image (detected ${mimetype}); it may be corrupt or truncated`);
   let sent = bytes;
   let sentType = mimetype;
   if (!SENT_AS_IS.has(mimetype)) {
-    sent = await sharp(bytes).autoOrient().jpeg({ quality: 90 }).toBuffer();
+    sent = await sharp(bytes).autoOrient().jpeg({ quality: 90 }).toBuffer().catch(() => {
+      throw undecodable();
+    });
     sentType = 'image/jpeg';
   }
   const thumbnail = await sharp(bytes)
@@ -39,6 +43,9 @@ export async function prepareImage(bytes: Buffer, mimetype: string, field: strin
     .resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true })
     .flatten({ background: '#ffffff' })
     .jpeg({ quality: 50 })
-    .toBuffer();
+    .toBuffer()
+    .catch(() => {
+      throw undecodable();
+    });
   return { bytes: sent, mimetype: sentType, width, height, jpegThumbnail: thumbnail.toString('base64') };
 }
