@@ -366,6 +366,20 @@ describe('scan', () => {
     expect(connector.state()).toBe('connecting');
   });
 
+  it('refuses another spelling of an account already linked (a Brazilian mobile with or without its ninth digit)', async () => {
+    const w = await world();
+    await w.linked('alpha', '5511922220002');
+    const { connector } = w.add('beta');
+    await connector.start();
+    await expect400(w.network.scan(connector.qr()!.code, '551122220002'), /already linked to another sandbox instance/);
+    const other = w.add('gamma');
+    await expect400(w.network.autoLink(other.instance, '551122220002'), /already linked to another sandbox instance/);
+    // The short form held first keeps the long form too.
+    await w.linked('delta', '553177770001');
+    await expect400(w.network.autoLink(w.add('epsilon').instance, '5531977770001'), /already linked to another sandbox instance/);
+    expect(connector.state()).toBe('connecting');
+  });
+
   it('two scans of one number at once link only one instance', async () => {
     const w = await world();
     const one = w.add('one');
@@ -495,6 +509,15 @@ describe('messages between sandbox instances', () => {
       { remoteJid: jid('4915100000000'), keyId: 'OUTSIDE' },
     ]);
     expect(w.host.of('status')).toEqual([{ kind: 'status', id: a.instance.id, keyId: 'KEY5', status: 'READ' }]);
+  });
+
+  it('markRead finds the sender by the short spelling of its account (no ninth digit, as addresses are normalised)', async () => {
+    const w = await world();
+    const frank = await w.linked('frank', '5531977770001');
+    const erin = await w.linked('erin', '5531988880005');
+    w.host.clear();
+    await erin.connector.markRead([{ remoteJid: jid('553177770001'), keyId: 'KEY9' }]);
+    expect(w.host.of('status')).toEqual([{ kind: 'status', id: frank.instance.id, keyId: 'KEY9', status: 'READ' }]);
   });
 
   it('a number without a linked instance gets no receipt beyond the server acknowledgement', async () => {

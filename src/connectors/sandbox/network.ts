@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import type { Instance } from '../../instances/model.js';
 import type { Db } from '../../store/db.js';
 import type { Connector, ConnectorHost } from '../connector.js';
-import { NUMBER_RULE, parseNumber, userJid } from './addresses.js';
+import { NUMBER_RULE, parseNumber, sameAccountForms, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
@@ -98,6 +98,11 @@ export class SandboxNetwork {
     });
   }
 
+  /** Throws the 400 that `autoLink` would for `number` (its form, or held by another instance), before anything exists. */
+  checkAutoLinkNumber(number: string): void {
+    this.freeAddress(number, '');
+  }
+
   /** Links without a QR code (SANDBOX_AUTO_LINK): to `number`, or to a generated unused one. */
   autoLink(instance: Instance, number?: string): Promise<LinkResult> {
     return this.serialized(async () => {
@@ -186,12 +191,20 @@ export class SandboxNetwork {
     throw new ApiError(500, 'could not find an unused sandbox number');
   }
 
-  /** Whether another instance holds `address`, per the registry or a live connector here. */
+  /**
+   * Whether another instance holds `address` or another spelling of the same account (a Brazilian mobile with or
+   * without its ninth digit), per the registry or a live connector here: two instances on one account would take each
+   * other's messages for "message yourself".
+   */
   private ownerOf(address: string, instanceId: string): boolean {
-    const registered = this.deps.lookup.byOwnerJid(address);
-    if (registered && registered.id !== instanceId) return true;
+    const forms = [address, ...sameAccountForms(address)];
+    for (const form of forms) {
+      const registered = this.deps.lookup.byOwnerJid(form);
+      if (registered && registered.id !== instanceId) return true;
+    }
     for (const connector of this.live.values()) {
-      if (connector.instanceId !== instanceId && connector.linked()?.ownerJid === address) return true;
+      const owner = connector.linked()?.ownerJid;
+      if (connector.instanceId !== instanceId && owner !== undefined && forms.includes(owner)) return true;
     }
     return false;
   }

@@ -72,7 +72,8 @@ export class SandboxRouter {
     if (!sendsReadReceipts(reader)) return;
     for (const key of keys) {
       const from = parseUserAddress(key.remoteJid);
-      const sender = from === null ? undefined : this.deps.lookup.byOwnerJid(from);
+      // By any spelling of the sender's account (a Brazilian mobile with or without its ninth digit).
+      const sender = from === null ? undefined : [from, ...sameAccountForms(from)].map((a) => this.deps.lookup.byOwnerJid(a)).find(Boolean);
       if (!sender || sender.id === readerId) continue;
       await this.deps.host.messageStatus(sender.id, key.keyId, 'READ');
     }
