@@ -1,5 +1,5 @@
 // Renders every failure in Evolution's error envelope; unexpected errors are logged and answered 500 without details.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope } from './errors.js';
 import { ProviderError, UnsupportedOperationError } from '../connectors/connector.js';
 import { describeValidationError } from './validation-messages.js';
@@ -35,7 +35,31 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.status(500).send(envelope(500, ['An unexpected error occurred; it has been logged']));
   });
 
+  // An empty JSON body (clients that send Content-Type: application/json on every request, DELETE included) counts
+  // as no body: routes without a body schema take it, routes with one answer their own 400 naming what is missing.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(envelope(404, [`Cannot ${request.method} ${request.url.split('?')[0]}`]));
   });
+}
+
+/**
+ * Failures of the router itself (Fastify's `frameworkErrors`): a path that is not valid percent-encoding, or a path
+ * parameter past the router's length limit, answered in the same envelope as every other error.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'the URL path is not valid: a "%" must start an escape such as %20'
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'a path parameter is too long: instance names are 1 to 64 characters'
+        : error.message;
+  void reply.status(400).send(envelope(400, [message]));
 }

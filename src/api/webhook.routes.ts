@@ -9,7 +9,14 @@ import { parseSinkRequest, WebhookInput, type RawSinkInput } from './sink-input.
 import { webhookOptions } from '../events/sink-configs.js';
 import { InvalidCursorError, listDeliveries, redeliver } from '../events/webhook/log.js';
 
-const WebhookSetBody = Type.Union([Type.Object({ webhook: WebhookInput }), WebhookInput]);
+/**
+ * The webhook object wrapped (`{webhook: {…}}`) or flat (`{url, …}`): one object schema with both, so the wrapped
+ * object's fields are validated as strictly as the flat ones and errors name them (`webhook.enabled`).
+ */
+const WebhookSetBody = Type.Object(
+  { ...WebhookInput.properties, webhook: Type.Optional(WebhookInput) },
+  { description: 'Webhook settings, flat or wrapped in `webhook` (unknown keys are ignored)' },
+);
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const access = { access: 'instance' as const };
@@ -22,8 +29,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      const body = request.body as { webhook?: RawSinkInput } & RawSinkInput;
-      const input: RawSinkInput = body.webhook && typeof body.webhook === 'object' ? body.webhook : body;
+      const body: { webhook?: RawSinkInput } & RawSinkInput = request.body;
+      const input: RawSinkInput = body.webhook ?? body;
       const parsed = parseSinkRequest('webhook', input, body.webhook ? 'webhook' : 'body', services);
       const previous = services.sinks.get(instance.id, 'webhook');
       if (input.secret === undefined && previous?.options.secretSealed) {

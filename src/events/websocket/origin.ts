@@ -1,4 +1,4 @@
-// Browser origin policy for the socket.io endpoint, from CORS_ORIGIN (`*` or a comma list).
+// Browser origin policy (CORS_ORIGIN: `*` or a comma list) for the HTTP API and the socket.io endpoint.
 import type { ServerOptions } from 'socket.io';
 
 function origins(setting: string): string[] | '*' {
