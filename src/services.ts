@@ -134,7 +134,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks });
+  const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks, globalApiKey });
 
   return {
     priority,

@@ -79,6 +79,9 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services));
       if (body.websocket) sinks.push(parseSinkRequest('websocket', body.websocket, 'websocket', services));
       const settings = mergeSettings(defaultSettings, body);
+      const autoLink = integration === 'SANDBOX' && config.sandboxAutoLink;
+      // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).
+      if (autoLink && body.number !== undefined) services.sandbox.checkAutoLinkNumber(body.number);
       const { instance, apikey } = await instances.create({
         name: body.instanceName,
         integration,
@@ -89,8 +92,14 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         sinks,
       });
       let qrcode: ReturnType<typeof qrAnswer> | undefined;
-      if (integration === 'SANDBOX' && config.sandboxAutoLink) {
-        await services.sandbox.autoLink(instance, body.number);
+      if (autoLink) {
+        try {
+          await services.sandbox.autoLink(instance, body.number);
+        } catch (error) {
+          // Another instance took the number meanwhile: the refused create leaves no instance behind.
+          await instances.remove(instance);
+          throw error;
+        }
       } else if (integration === 'EVOLUTION' || integration === 'WHATSAPP-BUSINESS' || body.qrcode) {
         const connector = await runtime.connect(instance);
         if (body.qrcode) qrcode = qrAnswer(connector.qr());

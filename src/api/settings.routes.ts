@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { pathInstance } from './auth.js';
 import { InstanceParams, settingsFields } from './schemas.js';
-import { mergeSettings, settingsSnake } from '../instances/model.js';
+import { settingsSnake } from '../instances/model.js';
 
 const SettingsBody = Type.Object(settingsFields);
 
@@ -17,7 +17,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      const updated = await services.instances.updateSettings(instance, mergeSettings(instance.settings, request.body));
+      const updated = await services.instances.updateSettings(instance, request.body);
       return reply.status(201).send({ settings: { instanceName: updated.name, settings: settingsSnake(updated.settings, false) } });
     },
   );

@@ -6,6 +6,7 @@ import type { Unit } from '../store/unit.js';
 import type { SecretsBox } from '../util/secrets-box.js';
 import { hashApiKey } from './keys.js';
 import type { ConnectionState, Instance, Integration, PrivacySettings, Settings } from './model.js';
+import { defaultSettings, mergeSettings } from './model.js';
 
 function fromRow(row: Selectable<InstancesTable>): Instance {
   return {
@@ -44,6 +45,25 @@ function settingsColumns(settings: Settings) {
     read_status: settings.readStatus ? 1 : 0,
     sync_full_history: settings.syncFullHistory ? 1 : 0,
   };
+}
+
+/** The columns of just the settings given: a change writes only what it changes, so concurrent changes all stay. */
+function changedSettingsColumns(changes: Partial<Settings>): Partial<ReturnType<typeof settingsColumns>> {
+  const all = settingsColumns(mergeSettings(defaultSettings, changes));
+  const columns: Partial<ReturnType<typeof settingsColumns>> = {};
+  const byField: [keyof Settings, keyof typeof all][] = [
+    ['rejectCall', 'reject_call'],
+    ['msgCall', 'msg_call'],
+    ['groupsIgnore', 'groups_ignore'],
+    ['alwaysOnline', 'always_online'],
+    ['readMessages', 'read_messages'],
+    ['readStatus', 'read_status'],
+    ['syncFullHistory', 'sync_full_history'],
+  ];
+  for (const [field, column] of byField) {
+    if (changes[field] !== undefined) (columns as Record<string, unknown>)[column] = all[column];
+  }
+  return columns;
 }
 
 export interface NewInstance {
@@ -168,18 +188,19 @@ export class InstanceRegistry {
     return instance;
   }
 
-  async updateSettings(unit: Unit, instance: Instance, settings: Settings): Promise<Instance> {
+  /** Changes the settings given (the others keep their stored value, whatever changed them meanwhile). */
+  async updateSettings(unit: Unit, instance: Instance, changes: Partial<Settings>): Promise<Instance> {
     await unit.tx
       .updateTable('instances')
-      .set({ ...settingsColumns(settings), updated_at: Date.now() })
+      .set({ ...changedSettingsColumns(changes), updated_at: Date.now() })
       .where('id', '=', instance.id)
       .execute();
-    return this.replaceAfterCommit(unit, { ...instance, settings });
+    return this.patchAfterCommit(unit, instance, (current) => ({ ...current, settings: mergeSettings(current.settings, changes) }));
   }
 
   async updateNumber(unit: Unit, instance: Instance, number: string): Promise<Instance> {
     await unit.tx.updateTable('instances').set({ number, updated_at: Date.now() }).where('id', '=', instance.id).execute();
-    return this.replaceAfterCommit(unit, { ...instance, number });
+    return this.patchAfterCommit(unit, instance, (current) => ({ ...current, number }));
   }
 
   async updatePrivacy(unit: Unit, instance: Instance, privacy: PrivacySettings): Promise<Instance> {
@@ -188,26 +209,26 @@ export class InstanceRegistry {
       .set({ privacy: JSON.stringify(privacy), updated_at: Date.now() })
       .where('id', '=', instance.id)
       .execute();
-    return this.replaceAfterCommit(unit, { ...instance, privacy });
+    return this.patchAfterCommit(unit, instance, (current) => ({ ...current, privacy }));
   }
 
   async updateConnection(unit: Unit, instance: Instance, change: ConnectionChange): Promise<Instance> {
-    const next: Instance = {
-      ...instance,
+    const apply = (current: Instance): Instance => ({
+      ...current,
       status: change.status,
-      ownerJid: change.ownerJid !== undefined ? change.ownerJid : instance.ownerJid,
-      profileName: change.profileName !== undefined ? change.profileName : instance.profileName,
-      profilePicUrl: change.profilePicUrl !== undefined ? change.profilePicUrl : instance.profilePicUrl,
-      profileStatus: change.profileStatus !== undefined ? change.profileStatus : instance.profileStatus,
-    };
+      ownerJid: change.ownerJid !== undefined ? change.ownerJid : current.ownerJid,
+      profileName: change.profileName !== undefined ? change.profileName : current.profileName,
+      profilePicUrl: change.profilePicUrl !== undefined ? change.profilePicUrl : current.profilePicUrl,
+      profileStatus: change.profileStatus !== undefined ? change.profileStatus : current.profileStatus,
+    });
     await unit.tx
       .updateTable('instances')
       .set({
-        status: next.status,
-        owner_jid: next.ownerJid,
-        profile_name: next.profileName,
-        profile_pic_url: next.profilePicUrl,
-        profile_status: next.profileStatus,
+        status: change.status,
+        ...(change.ownerJid !== undefined ? { owner_jid: change.ownerJid } : {}),
+        ...(change.profileName !== undefined ? { profile_name: change.profileName } : {}),
+        ...(change.profilePicUrl !== undefined ? { profile_pic_url: change.profilePicUrl } : {}),
+        ...(change.profileStatus !== undefined ? { profile_status: change.profileStatus } : {}),
         ...(change.status === 'close'
           ? { disconnection_reason: change.disconnectionReason ?? null, disconnected_at: Date.now() }
           : {}),
@@ -215,7 +236,7 @@ export class InstanceRegistry {
       })
       .where('id', '=', instance.id)
       .execute();
-    return this.replaceAfterCommit(unit, next);
+    return this.patchAfterCommit(unit, instance, apply);
   }
 
   /** Removes the instance and everything stored for it. */
@@ -257,13 +278,19 @@ export class InstanceRegistry {
     return instance;
   }
 
-  private replaceAfterCommit(unit: Unit, next: Instance): Instance {
+  /**
+   * Applies `patch` to the instance as this node knows it when the unit commits, not to the copy the caller read
+   * (another change may have committed meanwhile: a link, a settings change). Answers the patch of the instance as
+   * known now.
+   */
+  private patchAfterCommit(unit: Unit, instance: Instance, patch: (current: Instance) => Instance): Instance {
     unit.afterCommit(() => {
-      const current = this.byId.get(next.id);
-      if (current) this.unindex(current);
-      this.remember(next);
+      const current = this.byId.get(instance.id);
+      if (!current) return; // Deleted meanwhile.
+      this.unindex(current);
+      this.remember(patch(current));
     });
-    return next;
+    return patch(this.byId.get(instance.id) ?? instance);
   }
 
   private remember(instance: Instance): void {

@@ -33,6 +33,8 @@ export class InstanceService {
       runtime: InstanceRuntime;
       events: EventWriter;
       sinks: SinkConfigs;
+      /** The global API key: an instance key must never be it. */
+      globalApiKey: string;
     },
   ) {}
 
@@ -48,6 +50,14 @@ export class InstanceService {
     if (input.token && input.integration !== 'WHATSAPP-BUSINESS') {
       if (input.token.length < minClientKeyLength) {
         throw badRequest(`token must be at least ${minClientKeyLength} characters (it becomes the instance API key); omit it to get a generated key`);
+      }
+      // A key travels in the apikey header: visible ASCII only (header values lose outer spaces, carry no line breaks
+      // and are read as Latin-1), so a key that could never be sent is refused now rather than answered 401 forever.
+      if (!/^[\x21-\x7e]+$/.test(input.token)) {
+        throw badRequest('token may hold only visible ASCII characters (no spaces, line breaks or accented letters): it is sent in the apikey header');
+      }
+      if (input.token === this.deps.globalApiKey) {
+        throw badRequest('token must not be the global API key: an instance key is meant to be handed out; choose another or omit it');
       }
       if (registry.isKeyInUse(input.token)) throw badRequest('token is already the key of another instance; choose another or omit it');
       apikey = input.token;
@@ -93,8 +103,9 @@ export class InstanceService {
     });
   }
 
-  async updateSettings(instance: Instance, settings: Settings): Promise<Instance> {
-    return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, settings));
+  /** Changes the settings given; the others keep their value. */
+  async updateSettings(instance: Instance, changes: Partial<Settings>): Promise<Instance> {
+    return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, changes));
   }
 
   /** The phone number used for a pairing code (WhatsApp Web) on the next connection. */

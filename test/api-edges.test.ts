@@ -1,0 +1,156 @@
+// Edge cases of the HTTP API on both stores: odd bodies and paths, keys that could never be sent, refused creations
+// that must leave nothing behind, concurrent changes that must all stay, and browsers calling from other origins.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, startReceiver, storeTargets, type TestApp } from './harness.js';
+
+const targets = await storeTargets();
+
+describe.each(targets)('API edges on $name', (target) => {
+  describe.skipIf(!target.available)('requests', () => {
+    let t: TestApp;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+    beforeAll(async () => {
+      t = await startApp(target, { SANDBOX_AUTO_LINK: 'true', CORS_ORIGIN: 'https://app.example, https://admin.example' });
+      receiver = await startReceiver();
+    });
+    afterAll(async () => {
+      await t?.close();
+      await receiver?.close();
+    });
+
+    const names = async () => ((await t.api('GET', 'instance/fetchInstances')).body as { instance: { instanceName: string } }[]).map((i) => i.instance.instanceName);
+
+    it('validates a wrapped webhook object as strictly as a flat one, and a refused change keeps the stored webhook', async () => {
+      await t.api('POST', 'instance/create', { body: { instanceName: 'hooks' } });
+      const good = { enabled: true, url: `${receiver.url}/hooks`, events: ['MESSAGES_UPSERT'] };
+      expect((await t.api('POST', 'webhook/set/hooks', { body: { webhook: good } })).status).toBe(201);
+      const cases: [unknown, string][] = [
+        [{ webhook: { ...good, enabled: 'false' } }, 'webhook.enabled must be a boolean'],
+        [{ webhook: { ...good, url: 5 } }, 'webhook.url must be a string'],
+        [{ webhook: { ...good, events: 'ALL' } }, 'webhook.events must be an array'],
+        [{ webhook: { ...good, events: [1] } }, 'webhook.events[0] must be a string'],
+        [{ webhook: { ...good, headers: 'abc' } }, 'webhook.headers must be an object'],
+        [{ webhook: 'x' }, 'webhook must be an object'],
+        [{ ...good, enabled: 'no' }, 'enabled must be a boolean'],
+      ];
+      for (const [body, message] of cases) {
+        const res = await t.api('POST', 'webhook/set/hooks', { body });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.response.message, JSON.stringify(body)).toContain(message);
+      }
+      const found = await t.api('GET', 'webhook/find/hooks');
+      expect(found.body).toMatchObject({ enabled: true, url: `${receiver.url}/hooks`, events: ['MESSAGES_UPSERT'] });
+    });
+
+    it('refuses a sandbox number that cannot be linked before creating anything, so the name stays free', async () => {
+      const bad = await t.api('POST', 'instance/create', { body: { instanceName: 'sbx-bad', integration: 'SANDBOX', number: 'abc' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.response.message[0]).toMatch(/number must be 5 to 15 digits/);
+      const holder = await t.api('POST', 'instance/create', { body: { instanceName: 'sbx-holder', integration: 'SANDBOX', number: '5511933330001' } });
+      expect(holder.status).toBe(201);
+      const taken = await t.api('POST', 'instance/create', { body: { instanceName: 'sbx-taken', integration: 'SANDBOX', number: '551133330001' } });
+      expect(taken.status).toBe(400);
+      expect(taken.body.response.message[0]).toMatch(/already linked to another sandbox instance/);
+      expect(await names()).not.toEqual(expect.arrayContaining(['sbx-bad']));
+      expect(await names()).not.toEqual(expect.arrayContaining(['sbx-taken']));
+      const rows = await t.services.store.db.selectFrom('instances').select('name').where('name', 'in', ['sbx-bad', 'sbx-taken']).execute();
+      expect(rows).toEqual([]);
+      // The name is free for a corrected request.
+      const retry = await t.api('POST', 'instance/create', { body: { instanceName: 'sbx-bad', integration: 'SANDBOX', number: '5511933330002' } });
+      expect(retry.status).toBe(201);
+    });
+
+    it('keeps every change of concurrent settings requests that change different fields', async () => {
+      await t.api('POST', 'instance/create', { body: { instanceName: 'racy' } });
+      for (let round = 0; round < 8; round++) {
+        await t.api('POST', 'settings/set/racy', { body: { rejectCall: false, groupsIgnore: false, alwaysOnline: false } });
+        const answers = await Promise.all([
+          t.api('POST', 'settings/set/racy', { body: { rejectCall: true } }),
+          t.api('POST', 'settings/set/racy', { body: { groupsIgnore: true } }),
+          t.api('POST', 'settings/set/racy', { body: { alwaysOnline: true } }),
+        ]);
+        expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+        const found = await t.api('GET', 'settings/find/racy');
+        expect(found.body, `round ${round}`).toMatchObject({ rejectCall: true, groupsIgnore: true, alwaysOnline: true });
+        const row = await t.services.store.db.selectFrom('instances').select(['reject_call', 'groups_ignore', 'always_online']).where('name', '=', 'racy').executeTakeFirstOrThrow();
+        expect(row, `round ${round}`).toEqual({ reject_call: 1, groups_ignore: 1, always_online: 1 });
+      }
+    });
+
+    it('a settings change made from a copy read before a link keeps the link (status and owner)', async () => {
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: 'stale', integration: 'SANDBOX' } });
+      expect(created.status).toBe(201);
+      // SANDBOX_AUTO_LINK links at creation; log out, then read the instance as a request would before linking again.
+      expect((await t.api('DELETE', 'instance/logout/stale')).status).toBe(200);
+      const before = t.services.registry.byInstanceName('stale')!;
+      expect(before.status).toBe('close');
+      const connect = await t.api('GET', 'instance/connect/stale');
+      const scan = await t.api('POST', 'sandbox/scan', { body: { code: connect.body.code, number: '5511944440001' } });
+      expect(scan.status).toBe(200);
+      await t.services.instances.updateSettings(before, { readMessages: true });
+      const listed = (await t.api('GET', 'instance/fetchInstances?instanceName=stale')).body[0].instance;
+      expect(listed).toMatchObject({ status: 'open', owner: '5511944440001@s.whatsapp.net' });
+      expect((await t.api('GET', 'settings/find/stale')).body).toMatchObject({ readMessages: true });
+    });
+
+    it('answers router failures (bad percent-encoding, overlong names) in the error envelope', async () => {
+      const badUrl = await t.api('GET', 'instance/connectionState/%ZZ');
+      expect(badUrl.status).toBe(400);
+      expect(badUrl.body).toEqual({ status: 400, error: 'Bad Request', response: { message: [expect.stringMatching(/URL path is not valid/)] } });
+      const long = await t.api('GET', `instance/connectionState/${'a'.repeat(101)}`);
+      expect(long.status).toBe(400);
+      expect(long.body).toEqual({ status: 400, error: 'Bad Request', response: { message: ['a path parameter is too long: instance names are 1 to 64 characters'] } });
+    });
+
+    it('takes an empty body sent as application/json as no body', async () => {
+      await t.api('POST', 'instance/create', { body: { instanceName: 'empty-body', integration: 'SANDBOX' } });
+      const json = { 'content-type': 'application/json' };
+      expect((await t.api('POST', 'instance/restart/empty-body', { body: '', headers: json })).status).toBe(200);
+      expect((await t.api('DELETE', 'instance/logout/empty-body', { body: '', headers: json })).status).toBe(200);
+      const send = await t.api('POST', 'message/sendText/empty-body', { body: '', headers: json });
+      expect(send.status).toBe(400);
+      expect(send.body.response.message.join(' ')).toMatch(/body/);
+      expect((await t.api('DELETE', 'instance/delete/empty-body', { body: '', headers: json })).status).toBe(200);
+      expect(await names()).not.toEqual(expect.arrayContaining(['empty-body']));
+    });
+
+    it('refuses instance keys that could never be sent in a header, or that are the global key', async () => {
+      const cases: [string, RegExp][] = [
+        [t.globalKey, /must not be the global API key/],
+        ['ключ-ключ-ключ-ключ', /visible ASCII/],
+        [' padded-token-1234567 ', /visible ASCII/],
+        ['line\nbreak-token-123456', /visible ASCII/],
+      ];
+      for (const [token, message] of cases) {
+        const res = await t.api('POST', 'instance/create', { body: { instanceName: 'keyed', token } });
+        expect(res.status, token).toBe(400);
+        expect(res.body.response.message[0], token).toMatch(message);
+      }
+      expect(await names()).not.toEqual(expect.arrayContaining(['keyed']));
+      const ok = await t.api('POST', 'instance/create', { body: { instanceName: 'keyed', token: 'Visible-ASCII_token.1234' } });
+      expect(ok.status).toBe(201);
+      expect((await t.api('GET', 'instance/connectionState/keyed', { key: 'Visible-ASCII_token.1234' })).status).toBe(200);
+    });
+
+    it('answers browsers from the configured origins (CORS), others and non-browsers without CORS headers', async () => {
+      await t.api('POST', 'instance/create', { body: { instanceName: 'corsy', integration: 'SANDBOX' } });
+      const preflight = await t.api('OPTIONS', 'message/sendText/corsy', {
+        key: null,
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'apikey, content-type' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/apikey/);
+      const fromBrowser = await t.api('GET', 'instance/connectionState/corsy', { headers: { origin: 'https://admin.example' } });
+      expect(fromBrowser.status).toBe(200);
+      expect(fromBrowser.headers.get('access-control-allow-origin')).toBe('https://admin.example');
+      const elsewhere = await t.api('GET', 'instance/connectionState/corsy', { headers: { origin: 'https://evil.example' } });
+      expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+      const noOrigin = await t.api('GET', 'instance/connectionState/corsy');
+      expect(noOrigin.status).toBe(200);
+      expect(noOrigin.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+});
