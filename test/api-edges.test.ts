@@ -33,6 +33,9 @@ describe.each(targets)('API edges on $name', (target) => {
         [{ webhook: { ...good, headers: 'abc' } }, 'webhook.headers must be an object'],
         [{ webhook: 'x' }, 'webhook must be an object'],
         [{ ...good, enabled: 'no' }, 'enabled must be a boolean'],
+        // Flat settings are named as given: `url`, not `body.url`.
+        [{}, 'url is required when the webhook is enabled'],
+        [{ url: 'ftp://x' }, 'url must be an absolute http:// or https:// URL'],
       ];
       for (const [body, message] of cases) {
         const res = await t.api('POST', 'webhook/set/hooks', { body });

@@ -634,6 +634,27 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
         400,
         /rows/,
       );
+      // Messages name the list's own fields, where they were given (not the poll it becomes).
+      const list = (body: Record<string, unknown>) => t.api('POST', `message/sendList/${a.name}`, { body: { number: b.number, ...body } });
+      const twoSections = [{ title: 'one', rows: [{ title: 'a' }] }, { title: 'two', rows: [{ title: 'b' }, { title: ' ' }] }];
+      expect((await list({ title: '   ', values: twoSections })).body.response.message).toEqual(['title must not be empty']);
+      expect((await list({ title: 'Menu', values: twoSections })).body.response.message).toEqual(['values[1].rows[1].title must not be empty']);
+      expect((await list({ title: 'Menu', sections: twoSections })).body.response.message).toEqual(['sections[1].rows[1].title must not be empty']);
+      expect((await list({ title: 'x'.repeat(300), sections: twoSections })).body.response.message).toEqual(['title must be at most 255 characters']);
+    });
+
+    it('answers 400 for an address that reaches nobody, and for chat sends to the status feed', async () => {
+      const text = (number: string) => t.api('POST', `message/sendText/${a.name}`, { body: { number, text: 'hi' } });
+      expectErrorEnvelope(await text('@s.whatsapp.net'), 400, /number "@s.whatsapp.net" is not an address: before @s.whatsapp.net must come a phone number/);
+      expectErrorEnvelope(await text('abc@s.whatsapp.net'), 400, /is not an address/);
+      expectErrorEnvelope(await text('@g.us'), 400, /before @g.us must come a group id/);
+      expectErrorEnvelope(await text('x@lid'), 400, /before @lid must come digits/);
+      expectErrorEnvelope(await text('status@broadcast'), 400, /status feed: post statuses with \/message\/sendStatus/);
+      expectErrorEnvelope(
+        await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: '@s.whatsapp.net', presence: 'composing', delay: 0 } }),
+        400,
+        /is not an address/,
+      );
     });
 
     it('answers 400 "Method not available" for a poll on an EVOLUTION instance', async () => {

@@ -9,7 +9,7 @@ import { InstanceParams, MessageResult, commonSendFields } from './schemas.js';
 import { assertSupported, type Operation } from '../connectors/capabilities.js';
 import type { Instance } from '../instances/model.js';
 import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from '../messages/compose.js';
-import { statusBroadcastJid, toJid } from '../messages/jid.js';
+import { recipientJid, statusBroadcastJid, toJid } from '../messages/jid.js';
 import type { BuiltMessage } from '../messages/send-service.js';
 import { findMessageByKey } from '../messages/records.js';
 import { loadMedia } from '../media/load.js';
@@ -132,7 +132,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post('/message/sendText/:instance', route('Send a text message', TextBody), async (request, reply) => {
     const body = request.body;
     return send(request, reply, 'text', body, async (instance) => {
-      const remoteJid = toJid(body.number);
+      const remoteJid = recipientJid(body.number);
       const { messageType, content } = textContent(body.text, await contextOf(instance, body));
       return { remoteJid, messageType, content };
     });
@@ -141,7 +141,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post('/message/sendMedia/:instance', route('Send an image, video, audio file or document', MediaBody), async (request, reply) => {
     const body = request.body;
     return send(request, reply, 'media', body, async (instance) => {
-      const remoteJid = toJid(body.number);
+      const remoteJid = recipientJid(body.number);
       const contextInfo = await contextOf(instance, body);
       const media = await loadAndPrepare(body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
       const { uploaded, mediaBlob } = await uploadFor(instance, media);
@@ -152,7 +152,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post('/message/sendSticker/:instance', route('Send a sticker (converted to WebP)', StickerBody), async (request, reply) => {
     const body = request.body;
     return send(request, reply, 'sticker', body, async (instance) => {
-      const remoteJid = toJid(body.number);
+      const remoteJid = recipientJid(body.number);
       const contextInfo = await contextOf(instance, body);
       const media = await loadAndPrepare(body.sticker, 'sticker', 'sticker');
       const { uploaded, mediaBlob } = await uploadFor(instance, media);
@@ -163,7 +163,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post('/message/sendPoll/:instance', route('Send a poll', PollBody), async (request, reply) => {
     const body = request.body;
     return send(request, reply, 'poll', body, async () => {
-      const remoteJid = toJid(body.number);
+      const remoteJid = recipientJid(body.number);
       return { remoteJid, ...pollContent(body.name, body.values, body.selectableCount) };
     });
   });
@@ -176,11 +176,14 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       return send(request, reply, 'list', body, async (instance) => {
         const sections = body.values ?? body.sections;
         if (!sections) throw badRequest('values is required: an array of sections, each with rows');
-        const remoteJid = toJid(body.number);
+        const remoteJid = recipientJid(body.number);
         // The Cloud API has real interactive lists; phones on WhatsApp Web links show polls reliably.
         if (instance.integration === 'WHATSAPP-BUSINESS') return { remoteJid, ...listContent(body, sections) };
+        const field = body.values ? 'values' : 'sections';
         const options = sections.flatMap((section) => section.rows.map((row) => row.title));
-        return { remoteJid, ...pollContent(body.title, options, 1, 'values[].rows') };
+        // Options named by where they were given (values[1].rows[0].title), not by their place in the flattened poll.
+        const names = sections.flatMap((section, s) => section.rows.map((_, r) => `${field}[${s}].rows[${r}].title`));
+        return { remoteJid, ...pollContent(body.title, options, 1, { name: 'title', options: field, option: (i) => names[i] }) };
       });
     },
   );

@@ -38,12 +38,15 @@ export interface RawSinkInput {
   secret?: string;
 }
 
+/** A field's name inside its parent (`webhook.url`), or alone when the settings came flat (`url`). */
+const at = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
+
 export function parseEvents(events: string[] | undefined, field: string): EventName[] {
   const out: EventName[] = [];
   (events ?? []).forEach((value, index) => {
     const name = resolveEventName(value);
     if (!name) {
-      throw badRequest(`${field}.events[${index}] "${value}" is not an event name; use one of: ${eventNames.join(', ')}`);
+      throw badRequest(`${at(field, 'events')}[${index}] "${value}" is not an event name; use one of: ${eventNames.join(', ')}`);
     }
     if (!out.includes(name)) out.push(name);
   });
@@ -63,18 +66,18 @@ export function parseSinkRequest(
   if (kind === 'webhook') {
     const url = input.url?.trim() ?? '';
     if (enabled || url) {
-      if (!url) throw badRequest(`${field}.url is required when the webhook is enabled`);
+      if (!url) throw badRequest(`${at(field, 'url')} is required when the webhook is enabled`);
       let parsed: URL;
       try {
         parsed = new URL(url);
       } catch {
-        throw badRequest(`${field}.url must be an absolute http:// or https:// URL`);
+        throw badRequest(`${at(field, 'url')} must be an absolute http:// or https:// URL`);
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        throw badRequest(`${field}.url must be an absolute http:// or https:// URL`);
+        throw badRequest(`${at(field, 'url')} must be an absolute http:// or https:// URL`);
       }
       const forbidden = checkLiteralHost(parsed, { denyPrivate: services.config.outboundDenyPrivate });
-      if (forbidden) throw badRequest(`${field}.url points to a forbidden address (${forbidden.reason})`);
+      if (forbidden) throw badRequest(`${at(field, 'url')} points to a forbidden address (${forbidden.reason})`);
     }
     options.url = url;
     options.byEvents = input.byEvents ?? input.webhookByEvents ?? false;
@@ -82,7 +85,7 @@ export function parseSinkRequest(
     options.headers = input.headers ?? {};
     if (input.secret !== undefined) {
       if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(input.secret) || Buffer.from(input.secret.slice(6), 'base64').length < 16) {
-        throw badRequest(`${field}.secret must be whsec_ followed by at least 16 base64-encoded bytes`);
+        throw badRequest(`${at(field, 'secret')} must be whsec_ followed by at least 16 base64-encoded bytes`);
       }
       options.secretSealed = services.box.seal(input.secret);
     }

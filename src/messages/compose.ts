@@ -85,16 +85,25 @@ export function mediaContent(
 // WhatsApp's limits for polls: 12 options, option names up to 100 characters, question up to 255.
 export const pollLimits = { maxOptions: 12, maxOptionLength: 100, maxNameLength: 255 };
 
-export function pollContent(name: string, options: string[], selectableCount: number, field = 'values') {
-  if (name.trim() === '') throw badRequest('name must not be empty');
-  if (name.length > pollLimits.maxNameLength) throw badRequest(`name must be at most ${pollLimits.maxNameLength} characters`);
-  if (options.length < 2) throw badRequest(`${field} must have at least 2 options`);
-  if (options.length > pollLimits.maxOptions) throw badRequest(`${field} must have at most ${pollLimits.maxOptions} options (WhatsApp's limit)`);
+/** How a request names the poll's parts in its error messages (sendPoll: name, values[i]; sendList: title, …rows[j].title). */
+export interface PollFields {
+  name: string;
+  options: string;
+  option: (index: number) => string;
+}
+
+const pollFields: PollFields = { name: 'name', options: 'values', option: (i) => `values[${i}]` };
+
+export function pollContent(name: string, options: string[], selectableCount: number, fields: PollFields = pollFields) {
+  if (name.trim() === '') throw badRequest(`${fields.name} must not be empty`);
+  if (name.length > pollLimits.maxNameLength) throw badRequest(`${fields.name} must be at most ${pollLimits.maxNameLength} characters`);
+  if (options.length < 2) throw badRequest(`${fields.options} must have at least 2 options`);
+  if (options.length > pollLimits.maxOptions) throw badRequest(`${fields.options} must have at most ${pollLimits.maxOptions} options (WhatsApp's limit)`);
   options.forEach((option, i) => {
-    if (option.trim() === '') throw badRequest(`${field}[${i}] must not be empty`);
-    if (option.length > pollLimits.maxOptionLength) throw badRequest(`${field}[${i}] must be at most ${pollLimits.maxOptionLength} characters`);
+    if (option.trim() === '') throw badRequest(`${fields.option(i)} must not be empty`);
+    if (option.length > pollLimits.maxOptionLength) throw badRequest(`${fields.option(i)} must be at most ${pollLimits.maxOptionLength} characters`);
   });
-  if (new Set(options).size !== options.length) throw badRequest(`${field} must not contain the same option twice`);
+  if (new Set(options).size !== options.length) throw badRequest(`${fields.options} must not contain the same option twice`);
   if (!Number.isInteger(selectableCount) || selectableCount < 0 || selectableCount > options.length) {
     throw badRequest(`selectableCount must be from 0 (any number of choices) to ${options.length} (the number of options)`);
   }

@@ -3,10 +3,25 @@ import { badRequest } from '../api/errors.js';
 
 const fullAddress = /@(g\.us|s\.whatsapp\.net|lid|broadcast|newsletter)$/;
 
+/** What may stand before the `@` of a full address, by server: an address with anything else reaches nobody. */
+const userParts: Record<string, { pattern: RegExp; rule: string }> = {
+  's.whatsapp.net': { pattern: /^\d{5,24}$/, rule: 'a phone number with country code' },
+  'g.us': { pattern: /^\d+(-\d+)?$/, rule: 'a group id (digits, or digits-digits)' },
+  lid: { pattern: /^\d+$/, rule: 'digits' },
+  broadcast: { pattern: /^(status|\d+)$/, rule: '"status" or a broadcast list id' },
+  newsletter: { pattern: /^\d+$/, rule: 'digits' },
+};
+
 /** Turns a `number` field into an address; throws a 400 naming the field when it cannot be one. */
 export function toJid(input: string, field = 'number'): string {
   let value = input.trim().replace(/:\d+(?=@|$)/, '');
-  if (fullAddress.test(value)) return value;
+  const server = fullAddress.exec(value)?.[1];
+  if (server !== undefined) {
+    const user = value.slice(0, value.length - server.length - 1);
+    const { pattern, rule } = userParts[server];
+    if (!pattern.test(user)) throw badRequest(`${field} "${value}" is not an address: before @${server} must come ${rule}`);
+    return value;
+  }
   value = value.replace(/[\s+()]/g, '').replace(/[:@].*$/, '');
   if (value.includes('-') && value.length >= 24) {
     const group = value.replace(/[^\d-]/g, '');
@@ -34,3 +49,10 @@ export function isGroupJid(jid: string): boolean {
 }
 
 export const statusBroadcastJid = 'status@broadcast';
+
+/** The recipient of a chat message: any address but the status feed, which has its own route and audience. */
+export function recipientJid(input: string, field = 'number'): string {
+  const jid = toJid(input, field);
+  if (jid === statusBroadcastJid) throw badRequest(`${field} ${statusBroadcastJid} is the status feed: post statuses with /message/sendStatus, which takes their audience`);
+  return jid;
+}
