@@ -1,5 +1,6 @@
 // Every setting of the service: its environment name, default, meaning and validation, read in one place.
 import { hostname } from 'node:os';
+import { secretProblem } from './events/webhook/signing.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -234,9 +235,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     read.problems.push('WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES must be a comma list of HTTP statuses');
   }
   const signingSecret = read.optional('WEBHOOK_SIGNING_SECRET');
-  if (signingSecret !== undefined && !/^whsec_[A-Za-z0-9+/=]+$/.test(signingSecret)) {
-    read.problems.push('WEBHOOK_SIGNING_SECRET must look like whsec_<base64>');
-  }
+  const signingSecretProblem = signingSecret === undefined ? undefined : secretProblem(signingSecret);
+  if (signingSecretProblem) read.problems.push(`WEBHOOK_SIGNING_SECRET ${signingSecretProblem}`);
 
   const waBusinessUrl = read.string('WA_BUSINESS_URL', 'https://graph.facebook.com').replace(/\/+$/, '');
   if (!/^https?:\/\//.test(waBusinessUrl)) read.problems.push('WA_BUSINESS_URL must start with http:// or https://');

@@ -549,9 +549,9 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(receiver.at(url)).toHaveLength(3);
 
     healthy = true;
-    expect(await redeliver(h.store.db, 'someone-else', { status: 'dead' })).toEqual({ requeued: 0 });
-    expect(await redeliver(h.store.db, source.name, { deliveryId: 999_999 })).toEqual({ requeued: 0 });
-    expect(await redeliver(h.store.db, source.name, { status: 'dead' })).toEqual({ requeued: 1 });
+    expect(await redeliver(h.store.db, { instanceId: 'someone-else', withGlobal: true }, { status: 'dead' })).toEqual({ requeued: 0 });
+    expect(await redeliver(h.store.db, { instanceId: source.id, withGlobal: true }, { deliveryId: 999_999 })).toEqual({ requeued: 0 });
+    expect(await redeliver(h.store.db, { instanceId: source.id, withGlobal: true }, { status: 'dead' })).toEqual({ requeued: 1 });
     dispatcher.wake();
     const [again] = await h.settled(source.name);
     expect(again).toMatchObject({ state: 'delivered', attempts: 1, last_status: 200, last_error: null });
@@ -686,7 +686,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     const pages = [];
     let cursor: string | undefined;
     for (let i = 0; i < 10; i++) {
-      const page = await listDeliveries(h.store.db, source.name, { limit: 3, cursor });
+      const page = await listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { limit: 3, cursor });
       pages.push(page);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -701,26 +701,26 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(newest).toMatchObject({ attempts: 1, nextAttemptAt: null });
     expect(Date.parse(newest.createdAt)).toBeGreaterThan(0);
 
-    const dead = await listDeliveries(h.store.db, source.name, { status: 'dead' });
+    const dead = await listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { status: 'dead' });
     expect(dead.deliveries.map((d) => [d.status, d.lastStatus])).toEqual([
       ['dead', 404],
       ['dead', 404],
     ]);
     expect(dead.nextCursor).toBeNull();
-    const delivered = await listDeliveries(h.store.db, source.name, { status: 'delivered' });
+    const delivered = await listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { status: 'delivered' });
     expect(delivered.deliveries).toHaveLength(5);
     expect(delivered.deliveries.every((d) => d.deliveredAt !== null && d.lastError === null)).toBe(true);
-    expect((await listDeliveries(h.store.db, other.name)).deliveries).toHaveLength(1);
-    expect((await listDeliveries(h.store.db, 'nobody')).deliveries).toHaveLength(0);
-    expect((await listDeliveries(h.store.db, source.name, { limit: 0 })).deliveries).toHaveLength(1);
-    await expect(listDeliveries(h.store.db, source.name, { cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
+    expect((await listDeliveries(h.store.db, { instanceId: other.id, withGlobal: true })).deliveries).toHaveLength(1);
+    expect((await listDeliveries(h.store.db, { instanceId: 'nobody', withGlobal: true })).deliveries).toHaveLength(0);
+    expect((await listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { limit: 0 })).deliveries).toHaveLength(1);
+    await expect(listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
 
     // Redelivery by id: only the instance's own rows (dispatcher stopped so the row stays visible as pending).
     await h.stopDispatchers();
     const otherRow = (await h.rows(other.name))[0]!;
-    expect(await redeliver(h.store.db, source.name, { deliveryId: Number(otherRow.id) })).toEqual({ requeued: 0 });
-    expect(await redeliver(h.store.db, source.name, { deliveryId: dead.deliveries[0]!.id })).toEqual({ requeued: 1 });
-    const requeued = await listDeliveries(h.store.db, source.name, { status: 'pending' });
+    expect(await redeliver(h.store.db, { instanceId: source.id, withGlobal: true }, { deliveryId: Number(otherRow.id) })).toEqual({ requeued: 0 });
+    expect(await redeliver(h.store.db, { instanceId: source.id, withGlobal: true }, { deliveryId: dead.deliveries[0]!.id })).toEqual({ requeued: 1 });
+    const requeued = await listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { status: 'pending' });
     expect(requeued.deliveries.map((d) => d.id)).toEqual([dead.deliveries[0]!.id]);
   });
 });

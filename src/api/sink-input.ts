@@ -4,6 +4,8 @@ import { badRequest } from './errors.js';
 import { eventNames, resolveEventName, type EventName } from '../events/catalog.js';
 import type { SinkConfig, SinkKind } from '../events/sink-configs.js';
 import { checkLiteralHost } from '../net/address-policy.js';
+import { secretProblem } from '../events/webhook/signing.js';
+import { customHeaderProblem } from '../events/webhook/headers.js';
 import type { Services } from '../services.js';
 
 export const WebhookInput = Type.Object(
@@ -16,7 +18,9 @@ export const WebhookInput = Type.Object(
     webhookBase64: Type.Optional(Type.Boolean()),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     events: Type.Optional(Type.Array(Type.String())),
-    secret: Type.Optional(Type.String({ description: 'Standard Webhooks secret (whsec_<base64>) to sign deliveries with' })),
+    secret: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'Standard Webhooks secret (whsec_<base64>) to sign deliveries with; null or "" removes it' }),
+    ),
   },
   { description: 'Webhook settings (unknown keys are ignored)' },
 );
@@ -35,7 +39,7 @@ export interface RawSinkInput {
   webhookBase64?: boolean;
   headers?: Record<string, string>;
   events?: string[];
-  secret?: string;
+  secret?: string | null;
 }
 
 /** A field's name inside its parent (`webhook.url`), or alone when the settings came flat (`url`). */
@@ -83,10 +87,14 @@ export function parseSinkRequest(
     options.byEvents = input.byEvents ?? input.webhookByEvents ?? false;
     options.base64 = input.base64 ?? input.webhookBase64 ?? false;
     options.headers = input.headers ?? {};
-    if (input.secret !== undefined) {
-      if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(input.secret) || Buffer.from(input.secret.slice(6), 'base64').length < 16) {
-        throw badRequest(`${at(field, 'secret')} must be whsec_ followed by at least 16 base64-encoded bytes`);
-      }
+    for (const [name, value] of Object.entries(input.headers ?? {})) {
+      const problem = customHeaderProblem(name, value);
+      if (problem) throw badRequest(`${at(field, 'headers')}: ${problem}`);
+    }
+    // null or "" removes the webhook's own secret (deliveries are then signed with WEBHOOK_SIGNING_SECRET, if set).
+    if (input.secret !== undefined && input.secret !== null && input.secret !== '') {
+      const problem = secretProblem(input.secret);
+      if (problem) throw badRequest(`${at(field, 'secret')} ${problem}; null or "" removes it`);
       options.secretSealed = services.box.seal(input.secret);
     }
   }

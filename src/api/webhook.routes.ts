@@ -7,7 +7,8 @@ import { badRequest, notFound } from './errors.js';
 import { InstanceParams } from './schemas.js';
 import { parseSinkRequest, WebhookInput, type RawSinkInput } from './sink-input.js';
 import { webhookOptions } from '../events/sink-configs.js';
-import { InvalidCursorError, listDeliveries, redeliver } from '../events/webhook/log.js';
+import { InvalidCursorError, listDeliveries, redeliver, type DeliveryScope } from '../events/webhook/log.js';
+import type { FastifyRequest } from 'fastify';
 
 /**
  * The webhook object wrapped (`{webhook: {…}}`) or flat (`{url, …}`): one object schema with both, so the wrapped
@@ -17,6 +18,11 @@ const WebhookSetBody = Type.Object(
   { ...WebhookInput.properties, webhook: Type.Optional(WebhookInput) },
   { description: 'Webhook settings, flat or wrapped in `webhook` (unknown keys are ignored)' },
 );
+
+/** The deliveries a request may see: the instance's own; the global webhook's too with the global key. */
+function scopeOf(request: FastifyRequest): DeliveryScope {
+  return { instanceId: pathInstance(request).id, withGlobal: request.principal?.kind === 'global' };
+}
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const access = { access: 'instance' as const };
@@ -96,7 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw badRequest('limit must be a whole number from 1 to 200');
       try {
-        return await listDeliveries(services.store.db, instance.name, { status: request.query.status, limit, cursor: request.query.cursor });
+        return await listDeliveries(services.store.db, scopeOf(request), { status: request.query.status, limit, cursor: request.query.cursor });
       } catch (error) {
         if (error instanceof InvalidCursorError) throw badRequest('cursor is not valid; pass the nextCursor of a previous answer');
         throw error;
@@ -126,8 +132,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       }
       const result =
         deliveryId !== undefined
-          ? await redeliver(services.store.db, instance.name, { deliveryId: Number(deliveryId) })
-          : await redeliver(services.store.db, instance.name, { status: 'dead' });
+          ? await redeliver(services.store.db, scopeOf(request), { deliveryId: Number(deliveryId) })
+          : await redeliver(services.store.db, scopeOf(request), { status: 'dead' });
       if (deliveryId !== undefined && result.requeued === 0) throw notFound(`delivery ${deliveryId} does not exist for instance "${instance.name}"`);
       services.webhooks.wake();
       return reply.status(201).send(result);

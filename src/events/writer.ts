@@ -1,8 +1,10 @@
 // Writes events into the outbox, with one pending delivery per matching webhook, inside the caller's unit.
 import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Config } from '../config.js';
+import type { Tx } from '../store/db.js';
 import type { RowSink } from '../store/unit.js';
-import { eventSuffix, globalFilterAllows, subscribed, wireName, type EventName } from './catalog.js';
+import { globalFilterAllows, subscribed, wireName, type EventName } from './catalog.js';
+import { globalWebhookUrl, instanceWebhookUrl } from './webhook/urls.js';
 import { webhookOptions, type SinkConfigs } from './sink-configs.js';
 
 /** What an event needs to know about the instance it belongs to. */
@@ -106,6 +108,23 @@ export class EventWriter {
     return envelope;
   }
 
+  /**
+   * The instance is being deleted in this unit: its webhook deliveries not yet made keep the webhook's current
+   * settings with them and still go out (the events of its last moments, such as its logout, included).
+   */
+  async keepPendingDeliveries(tx: Tx, instanceId: string): Promise<void> {
+    const snapshot = this.webhookSnapshot(instanceId);
+    if (snapshot === null) return;
+    await tx
+      .updateTable('deliveries')
+      .set({ settings_snapshot: snapshot })
+      .where('instance_id', '=', instanceId)
+      .where('target', '=', 'instance')
+      .where('state', '=', 'pending')
+      .where('settings_snapshot', 'is', null)
+      .execute();
+  }
+
   private webhookSnapshot(instanceId: string): string | null {
     const hook = this.sinks.get(instanceId, 'webhook');
     return hook ? JSON.stringify({ enabled: hook.enabled, options: webhookOptions(hook) }) : null;
@@ -115,19 +134,13 @@ export class EventWriter {
     const out: [DeliveryTarget, string][] = [];
     const hook = this.sinks.get(instanceId, 'webhook');
     if (hook?.enabled && subscribed(hook.events, event)) {
-      const options = webhookOptions(hook);
-      if (/^https?:\/\//.test(options.url)) {
-        out.push(['instance', options.byEvents ? joinSuffix(options.url, eventSuffix(event)) : options.url]);
-      }
+      const url = instanceWebhookUrl(webhookOptions(hook), event);
+      if (url) out.push(['instance', url]);
     }
-    const { webhookGlobalEnabled, webhookGlobalUrl, webhookGlobalByEvents } = this.config;
-    if (webhookGlobalEnabled && webhookGlobalUrl && globalFilterAllows(this.config.webhookGlobalEvents, event)) {
-      out.push(['global', webhookGlobalByEvents ? joinSuffix(webhookGlobalUrl, eventSuffix(event)) : webhookGlobalUrl]);
+    if (this.config.webhookGlobalEnabled && globalFilterAllows(this.config.webhookGlobalEvents, event)) {
+      const url = globalWebhookUrl(this.config, event);
+      if (url) out.push(['global', url]);
     }
     return out;
   }
-}
-
-function joinSuffix(url: string, suffix: string): string {
-  return `${url.replace(/\/+$/, '')}/${suffix}`;
 }

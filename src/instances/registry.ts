@@ -251,7 +251,8 @@ export class InstanceRegistry {
     await tx.deleteFrom('session_keys').where('instance_id', '=', id).execute();
     await tx.deleteFrom('media_blobs').where('instance_id', '=', id).execute();
     await tx.deleteFrom('sandbox_codes').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').execute();
+    // Deliveries still owed to the instance's webhook stay (they carry its settings: `keepPendingDeliveries`).
+    await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').where('state', '!=', 'pending').execute();
     // The instance's event log goes too, except events still owed to the global webhook or not yet relayed to a broker.
     const relayed = await tx.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).executeTakeFirst();
     let purge = tx

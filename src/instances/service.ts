@@ -98,6 +98,7 @@ export class InstanceService {
       // The instance's own webhook gets these too, with its settings as they are now (they go with the instance).
       this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id }, { farewell: true });
       this.deps.events.emit(unit, source, 'REMOVE_INSTANCE', null, { farewell: true });
+      await this.deps.events.keepPendingDeliveries(unit.tx, instance.id);
       await this.deps.registry.remove(unit, instance);
       unit.afterCommit(() => this.deps.sinks.forget(instance.id));
     });

@@ -244,6 +244,8 @@ export class WebhookDispatcher {
       for (let k = 0; k < verdicts.length; k++) {
         const outcome = this.outcomeOf(batch[k].row, verdicts[k], batchStartedAt);
         if (!outcome) return { outcomes, waits: true };
+        // The log shows where the delivery last went (the webhook's URL may have changed since the event).
+        if (batch[k].request.url !== batch[k].row.url) outcome.patch = { ...outcome.patch, url: batch[k].request.url };
         outcomes.push(outcome);
         if (outcome.result === 'retry') return { outcomes, waits: true, retryAt: Number(outcome.patch.next_attempt_at) };
       }
@@ -292,9 +294,9 @@ export class WebhookDispatcher {
       const destination = await resolveDestination(row, { db: this.deps.store.db, config, sinks: this.deps.sinks, box: this.deps.box });
       if (destination.kind === 'cancel') return { row, verdict: { kind: 'cancelled', reason: destination.reason } };
       const envelope = await inlineMedia(row.event, stored, destination.base64, this.deps.mediaResolver, this.logger);
-      const body = deliveryBody(envelope, row.url);
+      const body = deliveryBody(envelope, destination.url);
       const headers = deliveryHeaders({ custom: destination.headers, secret: destination.secret, eventId: row.event_id, body });
-      return { row, request: { url: row.url, headers, body, lastAttempt: row.attempts + 1 >= this.rules.maxAttempts } };
+      return { row, request: { url: destination.url, headers, body, lastAttempt: row.attempts + 1 >= this.rules.maxAttempts } };
     } catch (error) {
       // Unreadable secret (SECRETS_KEY changed) or malformed settings: an operator can fix it, so retry.
       return { row, verdict: { kind: 'failed', status: null, error: shorten(`cannot prepare request: ${(error as Error).message}`) } };

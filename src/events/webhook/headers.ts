@@ -21,6 +21,14 @@ const reserved = new Set([
 const tokenName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const safeValue = /^[^\r\n\0]*$/;
 
+/** Why a custom header cannot be sent as configured, or undefined when it can (the check `webhook/set` makes). */
+export function customHeaderProblem(name: string, value: string): string | undefined {
+  if (!tokenName.test(name)) return `"${name}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only, no spaces)`;
+  if (reserved.has(name.toLowerCase())) return `"${name}" is set by Switchboard itself and cannot be configured`;
+  if (!safeValue.test(value)) return `"${name}" has a line break or NUL in its value`;
+  return undefined;
+}
+
 export interface HeaderInput {
   /** The instance's configured headers (global deliveries: none). `jwt_key` among them becomes a bearer token. */
   custom: Record<string, unknown>;

@@ -45,11 +45,21 @@ export function isDeliveryState(value: unknown): value is DeliveryState {
   return typeof value === 'string' && (deliveryStates as readonly string[]).includes(value);
 }
 
-export async function listDeliveries(db: Db, instanceName: string, options: ListOptions = {}): Promise<DeliveryPage> {
+/**
+ * Whose deliveries a request may see and replay: an instance's own (by id: a later instance of the same name does
+ * not inherit them), and the operator's global webhook's only with the global key (its URL is the operator's).
+ */
+export interface DeliveryScope {
+  instanceId: string;
+  withGlobal: boolean;
+}
+
+export async function listDeliveries(db: Db, scope: DeliveryScope, options: ListOptions = {}): Promise<DeliveryPage> {
   const requested = options.limit ?? 50;
   const limit = Number.isFinite(requested) ? Math.min(200, Math.max(1, Math.trunc(requested))) : 50;
   const before = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  let query = db.selectFrom('deliveries').selectAll().where('instance_name', '=', instanceName);
+  let query = db.selectFrom('deliveries').selectAll().where('instance_id', '=', scope.instanceId);
+  if (!scope.withGlobal) query = query.where('target', '=', 'instance');
   if (options.status) query = query.where('state', '=', options.status);
   if (before !== undefined) query = query.where('id', '<', before);
   const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
@@ -69,11 +79,12 @@ export type RedeliverRequest = { deliveryId: number } | { status: 'dead' };
  * instance's: answer 404); `{status: 'dead'}` replays every dead-lettered one. Call the dispatcher's
  * `wake()` afterwards to send them at once.
  */
-export async function redeliver(db: Db, instanceName: string, request: RedeliverRequest): Promise<{ requeued: number }> {
+export async function redeliver(db: Db, scope: DeliveryScope, request: RedeliverRequest): Promise<{ requeued: number }> {
   let update = db
     .updateTable('deliveries')
     .set({ state: 'pending', attempts: 0, next_attempt_at: Date.now(), last_error: null, last_status: null, delivered_at: null })
-    .where('instance_name', '=', instanceName);
+    .where('instance_id', '=', scope.instanceId);
+  if (!scope.withGlobal) update = update.where('target', '=', 'instance');
   if ('deliveryId' in request) {
     if (!Number.isSafeInteger(request.deliveryId) || request.deliveryId < 1) return { requeued: 0 };
     update = update.where('id', '=', request.deliveryId);

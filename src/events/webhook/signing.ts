@@ -8,6 +8,15 @@ export type SignatureHeaders = {
   'webhook-signature': string;
 };
 
+/** Fewest key bytes a secret must carry (Standard Webhooks secrets have 24 to 64). */
+export const minSecretBytes = 16;
+
+/** Why `secret` cannot sign deliveries (`whsec_` and at least 16 base64-encoded bytes), or undefined when it can. */
+export function secretProblem(secret: string): string | undefined {
+  const ok = /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && Buffer.from(secret.slice('whsec_'.length), 'base64').length >= minSecretBytes;
+  return ok ? undefined : `must be whsec_ followed by at least ${minSecretBytes} base64-encoded bytes`;
+}
+
 /** Decodes a `whsec_<base64>` secret (prefix optional) to the HMAC key bytes; throws when it is malformed. */
 export function decodeSecret(secret: string): Buffer {
   const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
