@@ -136,6 +136,36 @@ describe.each(targets)('API edges on $name', (target) => {
       expect((await t.api('GET', 'instance/connectionState/keyed', { key: 'Visible-ASCII_token.1234' })).status).toBe(200);
     });
 
+    it('stores broker settings given at creation, and refuses event names and instance names a broker cannot take', async () => {
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'brokered', rabbitmq: { events: ['MESSAGES_UPSERT'] }, nats: { enabled: true, events: [] } },
+      });
+      expect(created.status).toBe(201);
+      expect((await t.api('GET', 'rabbitmq/find/brokered')).body).toEqual({ enabled: true, events: ['MESSAGES_UPSERT'] });
+      expect((await t.api('GET', 'nats/find/brokered')).body).toEqual({ enabled: true, events: [] });
+      // Inherited object keys are no event names.
+      for (const name of ['toString', 'constructor', '__proto__']) {
+        const res = await t.api('POST', 'rabbitmq/set/brokered', { body: { rabbitmq: { enabled: true, events: [name] } } });
+        expect(res.status, name).toBe(400);
+        expect(res.body.response.message[0], name).toMatch(/rabbitmq.events\[0\] .* is not an event name/);
+      }
+      expect((await t.api('GET', 'rabbitmq/find/brokered')).body).toEqual({ enabled: true, events: ['MESSAGES_UPSERT'] });
+      // RabbitMQ reserves amq.* exchanges; NATS subjects have no empty tokens.
+      const amq = await t.api('POST', 'instance/create', { body: { instanceName: 'amq.orders', rabbitmq: { enabled: true } } });
+      expect(amq.status).toBe(400);
+      expect(amq.body.response.message[0]).toMatch(/RabbitMQ reserves exchange names starting with "amq."/);
+      expect(await names()).not.toEqual(expect.arrayContaining(['amq.orders']));
+      await t.api('POST', 'instance/create', { body: { instanceName: 'amq.plain' } });
+      expect((await t.api('POST', 'rabbitmq/set/amq.plain', { body: { rabbitmq: { enabled: true, events: [] } } })).status).toBe(400);
+      expect((await t.api('POST', 'rabbitmq/set/amq.plain', { body: { rabbitmq: { enabled: false } } })).status).toBe(201);
+      expect((await t.api('POST', 'nats/set/amq.plain', { body: { nats: { enabled: true } } })).status).toBe(201);
+      await t.api('POST', 'instance/create', { body: { instanceName: 'dotted.' } });
+      const dotted = await t.api('POST', 'nats/set/dotted.', { body: { nats: { enabled: true } } });
+      expect(dotted.status).toBe(400);
+      expect(dotted.body.response.message[0]).toMatch(/NATS subjects cannot have an empty token/);
+      expect((await t.api('GET', 'nats/find/dotted.')).body).toBeNull();
+    });
+
     it('answers browsers from the configured origins (CORS), others and non-browsers without CORS headers', async () => {
       await t.api('POST', 'instance/create', { body: { instanceName: 'corsy', integration: 'SANDBOX' } });
       const preflight = await t.api('OPTIONS', 'message/sendText/corsy', {

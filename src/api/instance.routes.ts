@@ -8,6 +8,7 @@ import { InstanceParams, settingsFields } from './schemas.js';
 import { defaultSettings, instanceNameProblem, integrations, mergeSettings, settingsSnake, type Instance, type Integration } from '../instances/model.js';
 import { parseSinkRequest, WebhookInput, WebsocketInput } from './sink-input.js';
 import type { QrState } from '../connectors/connector.js';
+import { brokerNameProblem } from '../events/brokers/names.js';
 
 const CreateBody = Type.Object({
   instanceName: Type.String({ description: '1–64 letters, digits, "-", "_" or ".", starting with a letter or digit' }),
@@ -19,6 +20,9 @@ const CreateBody = Type.Object({
   ...settingsFields,
   webhook: Type.Optional(WebhookInput),
   websocket: Type.Optional(WebsocketInput),
+  // As Evolution takes them at creation: present means enabled unless `enabled` says otherwise.
+  rabbitmq: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
+  nats: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
   webhookUrl: Type.Optional(Type.String()),
   webhookByEvents: Type.Optional(Type.Boolean()),
   webhookBase64: Type.Optional(Type.Boolean()),
@@ -78,6 +82,14 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       const sinks = [];
       if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services));
       if (body.websocket) sinks.push(parseSinkRequest('websocket', body.websocket, 'websocket', services));
+      for (const kind of ['rabbitmq', 'nats'] as const) {
+        const input = body[kind];
+        if (!input) continue;
+        const parsed = parseSinkRequest(kind, { enabled: true, ...input }, kind, services);
+        const problem = parsed.config.enabled ? brokerNameProblem(kind, body.instanceName) : undefined;
+        if (problem) throw badRequest(problem);
+        sinks.push(parsed);
+      }
       const settings = mergeSettings(defaultSettings, body);
       const autoLink = integration === 'SANDBOX' && config.sandboxAutoLink;
       // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).

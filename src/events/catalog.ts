@@ -42,10 +42,11 @@ const aliases: Record<string, EventName> = { GROUPS_UPDATE: 'GROUP_UPDATE' };
 
 /** Resolves a name from a request (`MESSAGES_UPSERT`, `messages.upsert`, `GROUPS_UPDATE`) to a catalogue name. */
 export function resolveEventName(value: string): EventName | undefined {
-  if (value in eventCatalog) return value as EventName;
+  // Own keys only: `in` would take inherited ones (toString, constructor, __proto__) for event names.
+  if (Object.hasOwn(eventCatalog, value)) return value as EventName;
   const upper = value.replace(/[.-]/g, '_').toUpperCase();
-  if (upper in eventCatalog) return upper as EventName;
-  return aliases[upper];
+  if (Object.hasOwn(eventCatalog, upper)) return upper as EventName;
+  return Object.hasOwn(aliases, upper) ? aliases[upper] : undefined;
 }
 
 export function wireName(event: EventName): string {

@@ -1,0 +1,15 @@
+// Instance names a broker cannot carry: RabbitMQ's reserved exchange prefix, and NATS subjects with an empty token.
+
+/**
+ * Why `kind` cannot publish the events of an instance named `instanceName` (the exchange, or the subject prefix, is
+ * the name), or undefined when it can. Instance names are letters, digits, `-`, `_` and `.`, so only these remain.
+ */
+export function brokerNameProblem(kind: 'rabbitmq' | 'nats', instanceName: string): string | undefined {
+  if (kind === 'rabbitmq' && instanceName.startsWith('amq.')) {
+    return `RabbitMQ reserves exchange names starting with "amq." for itself, so instance ${instanceName} cannot publish to its exchange; use another instance name`;
+  }
+  if (kind === 'nats' && (instanceName.endsWith('.') || instanceName.includes('..'))) {
+    return `NATS subjects cannot have an empty token, so instance ${instanceName} (a name ending in "." or holding "..") cannot publish to <instance>.<event>; use another instance name`;
+  }
+  return undefined;
+}
