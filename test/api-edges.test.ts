@@ -166,6 +166,25 @@ describe.each(targets)('API edges on $name', (target) => {
       expect((await t.api('GET', 'nats/find/dotted.')).body).toBeNull();
     });
 
+    it("stores with each event the brokers the instance's settings wanted it on", async () => {
+      await t.api('POST', 'instance/create', { body: { instanceName: 'wants', integration: 'SANDBOX', number: '5511955550009' } });
+      await t.api('POST', 'rabbitmq/set/wants', { body: { rabbitmq: { enabled: true, events: ['MESSAGES_UPSERT'] } } });
+      await t.api('POST', 'nats/set/wants', { body: { nats: { enabled: true, events: [] } } });
+      expect((await t.api('POST', 'sandbox/inject/wants', { body: { from: '5511977770001', text: 'hi' } })).status).toBe(201);
+      const id = (await t.api('GET', 'instance/fetchInstances?instanceName=wants')).body[0].instance.instanceId as string;
+      const wants = async (event: string) =>
+        (await t.services.store.db.selectFrom('outbox').select('broker_wants').where('instance_id', '=', id).where('event', '=', event).execute()).map((r) =>
+          Number(r.broker_wants),
+        );
+      // Written while RabbitMQ wanted upserts and NATS wanted everything.
+      expect(await wants('MESSAGES_UPSERT')).toEqual([3]);
+      // The deletion's last event, written after NATS was switched off and RabbitMQ set to it: RabbitMQ only.
+      await t.api('POST', 'nats/set/wants', { body: { nats: { enabled: false } } });
+      await t.api('POST', 'rabbitmq/set/wants', { body: { rabbitmq: { enabled: true, events: ['REMOVE_INSTANCE'] } } });
+      await t.api('DELETE', 'instance/delete/wants');
+      expect(await wants('REMOVE_INSTANCE')).toEqual([1]);
+    });
+
     it('answers browsers from the configured origins (CORS), others and non-browsers without CORS headers', async () => {
       await t.api('POST', 'instance/create', { body: { instanceName: 'corsy', integration: 'SANDBOX' } });
       const preflight = await t.api('OPTIONS', 'message/sendText/corsy', {

@@ -15,6 +15,10 @@ import { registerAuth } from '../src/api/auth.js';
 import { registerErrorHandling } from '../src/api/error-handler.js';
 import { eventCatalog, type EventName } from '../src/events/catalog.js';
 import { createBrokerRelays, type BrokerConfig, type BrokerRelays, type BrokerTuning } from '../src/events/brokers/index.js';
+import { BrokerRouter } from '../src/events/brokers/routing.js';
+import type { OutboxRow } from '../src/events/brokers/outbox-feed.js';
+import { brokerBit } from '../src/events/broker-wants.js';
+import type { SinkConfig } from '../src/events/sink-configs.js';
 import { brokerRoutes } from '../src/events/brokers/routes.js';
 import { covers, validSubject } from '../src/events/brokers/nats-stream.js';
 import { globalWants, safeAddress } from '../src/events/brokers/settings.js';
@@ -284,6 +288,32 @@ const envelopeKeys = ['apikey', 'data', 'date_time', 'event', 'id', 'instance', 
 // Pure parts
 
 describe('broker helpers', () => {
+  it("routes an instance event by what the instance's settings wanted when it was written, not by the settings now", () => {
+    const live = new Map<string, SinkConfig>();
+    const routerFor = (bit: number) =>
+      new BrokerRouter({
+        bit,
+        liveSink: (id) => live.get(id),
+        globalEnabled: false,
+        globalFilter: {},
+        address: (scope, instance, wire, eventId) => ({ target: scope === 'instance' ? instance : 'global', routingKey: wire, messageId: eventId }),
+      });
+    const rabbit = routerFor(brokerBit.rabbitmq);
+    const nats = routerFor(brokerBit.nats);
+    const row = (brokerWants: number | null): OutboxRow => ({
+      seq: 1, id: 'e1', instanceId: 'i1', instanceName: 'gone', event: 'REMOVE_INSTANCE', body: '{}', brokerWants,
+    });
+    // Wanted on RabbitMQ when written; the instance and its settings are gone since (deleted, then a restart).
+    expect(rabbit.route(row(brokerBit.rabbitmq)).map((p) => [p.scope, p.target, p.routingKey])).toEqual([['instance', 'gone', 'remove.instance']]);
+    expect(nats.route(row(brokerBit.rabbitmq))).toEqual([]);
+    expect(nats.route(row(brokerBit.rabbitmq | brokerBit.nats))).toHaveLength(1);
+    // Not wanted when written: a setting enabled later does not reach back.
+    live.set('i1', { enabled: true, events: [], options: {}, updatedAt: 0 });
+    expect(rabbit.route(row(0))).toEqual([]);
+    // Events from before their wants were stored follow the settings as they are.
+    expect(rabbit.route(row(null))).toHaveLength(1);
+  });
+
   it('global filter: all by default, only those switched on once any is on, GROUPS_UPDATE alias', () => {
     expect(globalWants({}, 'MESSAGES_UPSERT')).toBe(true);
     expect(globalWants({ MESSAGES_UPSERT: false }, 'MESSAGES_UPSERT')).toBe(false);

@@ -5,6 +5,7 @@ import type { Tx } from '../store/db.js';
 import type { RowSink } from '../store/unit.js';
 import { globalFilterAllows, subscribed, wireName, type EventName } from './catalog.js';
 import { globalWebhookUrl, instanceWebhookUrl } from './webhook/urls.js';
+import { brokerWantsOf } from './broker-wants.js';
 import { webhookOptions, type SinkConfigs } from './sink-configs.js';
 
 /** What an event needs to know about the instance it belongs to. */
@@ -81,6 +82,7 @@ export class EventWriter {
       event,
       body,
       created_at: now,
+      broker_wants: brokerWantsOf(this.sinks, source.id, event),
     });
     const lanes: DeliveryLane[] = [];
     const snapshot = options.farewell ? this.webhookSnapshot(source.id) : null;

@@ -263,6 +263,13 @@ function roomForStatusUpdates(dialect: Dialect): Migration {
   };
 }
 
+/** The brokers an event was wanted on, decided when it is written (see `events/broker-wants.ts`). */
+const outboxBrokerWants: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('outbox').addColumn('broker_wants', 'integer').execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -274,6 +281,7 @@ class ListProvider implements MigrationProvider {
       '0005_delivery_settings_snapshot': deliverySettingsSnapshot,
       '0006_pending_deliveries_index': pendingDeliveries(this.dialect),
       '0007_room_for_status_updates': roomForStatusUpdates(this.dialect),
+      '0008_outbox_broker_wants': outboxBrokerWants,
     };
   }
 }

@@ -88,6 +88,8 @@ export interface OutboxTable {
   event: string;
   body: string;
   created_at: number;
+  /** Bits of the brokers the instance's settings wanted the event on when it was written (`broker-wants.ts`); null before migration 0008. */
+  broker_wants: number | null;
 }
 
 export interface DeliveriesTable {

@@ -35,11 +35,8 @@ export function createBrokerRelays(deps: BrokerDeps): BrokerRelays {
     pairs.push({ relay: nats, router });
   }
   if (pairs.length > 0) {
-    deps.events.onEvent((envelope, instanceId, event) => {
-      for (const { relay, router } of pairs) {
-        router.noteEmitted(envelope.id, instanceId, event);
-        relay.wake();
-      }
+    deps.events.onEvent(() => {
+      for (const { relay } of pairs) relay.wake();
     });
   }
   return {

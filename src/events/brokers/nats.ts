@@ -4,10 +4,12 @@ import { NatsPublisher } from './nats-publisher.js';
 import type { Publication } from './publisher.js';
 import { OutboxRelay } from './relay.js';
 import { BrokerRouter } from './routing.js';
+import { brokerBit } from '../broker-wants.js';
 
 export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
   return new BrokerRouter({
+    bit: brokerBit.nats,
     liveSink: (instanceId) => sinks.get(instanceId, 'nats'),
     globalEnabled: config.natsGlobalEnabled,
     globalFilter: config.natsGlobalEvents,

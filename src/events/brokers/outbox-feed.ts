@@ -18,6 +18,8 @@ export interface OutboxRow {
   event: string;
   /** The JSON envelope as stored (no `destination`). */
   body: string;
+  /** Brokers the instance's settings wanted it on when it was written (`brokerBit`); null for events older than that record. */
+  brokerWants: number | null;
 }
 
 export interface FeedBatch {
@@ -69,7 +71,7 @@ export class OutboxFeed {
     const before = this.dialect === 'postgres' && this.gaps.size > 0 ? await currentSnapshot(this.db) : undefined;
     const found = await this.db
       .selectFrom('outbox')
-      .select(['seq', 'id', 'instance_id', 'instance_name', 'event', 'body'])
+      .select(['seq', 'id', 'instance_id', 'instance_name', 'event', 'body', 'broker_wants'])
       .where('seq', '>', after)
       .orderBy('seq')
       .limit(limit)
@@ -93,6 +95,7 @@ export class OutboxFeed {
         instanceName: row.instance_name,
         event: row.event,
         body: row.body,
+        brokerWants: row.broker_wants === null ? null : Number(row.broker_wants),
       });
       through = seq;
     }

@@ -3,10 +3,12 @@ import type { BrokerDeps } from './deps.js';
 import { OutboxRelay } from './relay.js';
 import { RabbitmqPublisher } from './rabbitmq-publisher.js';
 import { BrokerRouter } from './routing.js';
+import { brokerBit } from '../broker-wants.js';
 
 export function rabbitmqRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
   return new BrokerRouter({
+    bit: brokerBit.rabbitmq,
     liveSink: (instanceId) => sinks.get(instanceId, 'rabbitmq'),
     globalEnabled: config.rabbitmqGlobalEnabled,
     globalFilter: config.rabbitmqGlobalEvents,

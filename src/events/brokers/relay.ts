@@ -188,7 +188,6 @@ export class OutboxRelay {
           'event published',
         );
       }
-      router.done(row);
       through = row.seq;
     }
     for (const [key, refusal] of this.refusals) if (refusal.seq <= through) this.refusals.delete(key);
