@@ -39,6 +39,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
   });
   base.removeContentTypeParser('text/plain');
+  // An empty JSON body (clients that send Content-Type: application/json on every request, DELETE included) counts
+  // as no body: routes without a body schema take it, routes with one answer their own 400 naming what is missing.
+  const parseJson = base.getDefaultJsonParser('error', 'error');
+  base.removeContentTypeParser('application/json');
+  base.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   registerErrorHandling(base);
   // Browsers may call the API from the origins of CORS_ORIGIN; requests without an Origin header (servers, CLIs) get
   // no CORS headers at all, so the hot path pays nothing for them.

@@ -35,16 +35,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.status(500).send(envelope(500, ['An unexpected error occurred; it has been logged']));
   });
 
-  // An empty JSON body (clients that send Content-Type: application/json on every request, DELETE included) counts
-  // as no body: routes without a body schema take it, routes with one answer their own 400 naming what is missing.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
-
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(envelope(404, [`Cannot ${request.method} ${request.url.split('?')[0]}`]));
   });

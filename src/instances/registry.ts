@@ -5,8 +5,7 @@ import type { InstancesTable } from '../store/schema.js';
 import type { Unit } from '../store/unit.js';
 import type { SecretsBox } from '../util/secrets-box.js';
 import { hashApiKey } from './keys.js';
-import type { ConnectionState, Instance, Integration, PrivacySettings, Settings } from './model.js';
-import { defaultSettings, mergeSettings } from './model.js';
+import { defaultSettings, mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from './model.js';
 
 function fromRow(row: Selectable<InstancesTable>): Instance {
   return {
