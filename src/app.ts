@@ -1,11 +1,11 @@
 // Assembles the HTTP app from its parts; tests build it the same way as the server does.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.js';
 import { registerAuth } from './api/auth.js';
+import { registerCors } from './api/cors.js';
 import { frameworkErrorHandler, registerErrorHandling } from './api/error-handler.js';
 import { lazyRequestLoggers } from './api/request-logger.js';
 import { instanceRoutes } from './api/instance.routes.js';
@@ -18,7 +18,6 @@ import { sandboxRoutes } from './api/sandbox.routes.js';
 import { metaRoutes } from './api/meta.routes.js';
 import { version } from './version.js';
 import { attachWebsocket } from './events/websocket/index.js';
-import { originAllowed } from './events/websocket/origin.js';
 import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
 import { brokerRoutes } from './events/brokers/routes.js';
 
@@ -49,14 +48,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return parseJson(request, text, done);
   });
   registerErrorHandling(base);
-  // Browsers may call the API from the origins of CORS_ORIGIN; requests without an Origin header (servers, CLIs) get
-  // no CORS headers at all, so the hot path pays nothing for them.
-  await base.register(cors, {
-    origin: (origin, allow) => allow(null, origin !== undefined && originAllowed(origin, config.corsOrigin) ? origin : false),
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedHeaders: ['Idempotent-Replayed'],
-    maxAge: 600,
-  });
+  registerCors(base, config.corsOrigin);
   base.addHook('onRequest', (_request, _reply, done) => {
     services.priority.noteRequest();
     done();
