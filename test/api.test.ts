@@ -284,6 +284,10 @@ describe.each(targets)('API on $name', (target) => {
       for (const path of ['/messenger/instance/create', '/messenger/message/sendMedia/{instance}', '/messenger/chat/sendPresence/{instance}', '/messenger/sandbox/scan']) {
         expect(Object.keys(doc.body.paths)).toContain(path);
       }
+      // Routes that answer 201 say so (not Fastify's default 200).
+      for (const path of ['/messenger/instance/create', '/messenger/settings/set/{instance}', '/messenger/webhook/set/{instance}', '/messenger/chat/sendPresence/{instance}', '/messenger/sandbox/inject/{instance}']) {
+        expect(Object.keys(doc.body.paths[path].post.responses), path).toEqual(['201']);
+      }
       const page = await t.api('GET', 'docs/', { key: null });
       expect(page.status).toBe(200);
       expect(String(page.body)).toContain('<html');

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { pathInstance } from './auth.js';
 import { badRequest } from './errors.js';
-import { InstanceParams } from './schemas.js';
+import { createdAnswer, InstanceParams } from './schemas.js';
 import { assertSupported } from '../connectors/capabilities.js';
 import type { Presence } from '../connectors/connector.js';
 import { privacyValues, type Instance } from '../instances/model.js';
@@ -52,7 +52,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.post(
     '/chat/updatePrivacySettings/:instance',
-    { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Change privacy settings', params: InstanceParams, body: PrivacyBody } },
+    { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Change privacy settings', params: InstanceParams, body: PrivacyBody, response: createdAnswer('{update: "success", data: {…the six privacy fields}}') } },
     async (request, reply) => {
       const instance = pathInstance(request);
       assertSupported(instance.integration, 'privacy');
@@ -69,7 +69,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/chat/sendPresence/:instance',
     {
       config: { access: 'instance' },
-      schema: { tags: ['chat'], summary: 'Show a presence (typing, recording…) in a chat for `delay` ms', params: InstanceParams, body: PresenceBody },
+      schema: { tags: ['chat'], summary: 'Show a presence (typing, recording…) in a chat for `delay` ms', params: InstanceParams, body: PresenceBody, response: createdAnswer('{presence}') },
     },
     async (request, reply) => {
       const instance = pathInstance(request);
@@ -96,7 +96,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.post(
     '/chat/markMessageAsRead/:instance',
-    { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Mark received messages as read', params: InstanceParams, body: ReadBody } },
+    { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Mark received messages as read', params: InstanceParams, body: ReadBody, response: createdAnswer('{message: "Read messages", read: "success"}') } },
     async (request, reply) => {
       const instance = pathInstance(request);
       const connector = linkedConnector(instance, 'marking messages read');

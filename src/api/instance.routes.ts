@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { badRequest, forbidden, notFound } from './errors.js';
 import { pathInstance } from './auth.js';
-import { InstanceParams, settingsFields } from './schemas.js';
+import { createdAnswer, InstanceParams, settingsFields } from './schemas.js';
 import { defaultSettings, instanceNameProblem, integrations, mergeSettings, settingsSnake, type Instance, type Integration } from '../instances/model.js';
 import { parseSinkRequest, WebhookInput, WebsocketInput } from './sink-input.js';
 import type { QrState } from '../connectors/connector.js';
@@ -68,7 +68,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
 
   app.post(
     '/instance/create',
-    { config: { access: 'global' }, schema: { tags: ['instance'], summary: 'Create an instance', body: CreateBody } },
+    { config: { access: 'global' }, schema: { tags: ['instance'], summary: 'Create an instance', body: CreateBody, response: createdAnswer('{instance: {instanceName, instanceId, integration, webhook_wa_business, access_token_wa_business, status: "created"}, hash: {apikey}, settings, qrcode?}') } },
     async (request, reply) => {
       const body = request.body;
       const problem = instanceNameProblem(body.instanceName);

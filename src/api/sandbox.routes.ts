@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { pathInstance } from './auth.js';
 import { badRequest, notFound } from './errors.js';
-import { InstanceParams } from './schemas.js';
+import { createdAnswer, InstanceParams } from './schemas.js';
 import type { InjectInput } from '../connectors/sandbox/inject.js';
 
 export const sandboxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -42,6 +42,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           message: Type.Optional(Type.Object({}, { additionalProperties: true })),
           pushName: Type.Optional(Type.String()),
         }),
+        response: createdAnswer('{key: {remoteJid, fromMe: false, id}, pushName, message, messageType, messageTimestamp}'),
       },
     },
     async (request, reply) => {

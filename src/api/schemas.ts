@@ -47,6 +47,13 @@ export const MessageResult = Type.Object(
 
 export const eventsArray = Type.Array(Type.String(), { description: 'Event names (empty: all events)' });
 
+/**
+ * A 201 answer documented by its description (its fields: the interface document); serialised as the route builds it.
+ */
+export function createdAnswer(description: string) {
+  return { 201: Type.Object({}, { additionalProperties: true, description }) };
+}
+
 export const errorResponses = {
   400: ErrorEnvelope,
   401: ErrorEnvelope,

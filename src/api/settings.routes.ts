@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { pathInstance } from './auth.js';
-import { InstanceParams, settingsFields } from './schemas.js';
+import { createdAnswer, InstanceParams, settingsFields } from './schemas.js';
 import { settingsSnake } from '../instances/model.js';
 
 const SettingsBody = Type.Object(settingsFields);
@@ -13,7 +13,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/settings/set/:instance',
     {
       config: { access: 'instance' },
-      schema: { tags: ['settings'], summary: 'Change behaviour settings (fields left out keep their value)', params: InstanceParams, body: SettingsBody },
+      schema: { tags: ['settings'], summary: 'Change behaviour settings (fields left out keep their value)', params: InstanceParams, body: SettingsBody, response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call}}}') },
     },
     async (request, reply) => {
       const instance = pathInstance(request);

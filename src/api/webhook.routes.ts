@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { pathInstance } from './auth.js';
 import { badRequest, notFound } from './errors.js';
-import { InstanceParams } from './schemas.js';
+import { createdAnswer, InstanceParams } from './schemas.js';
 import { parseSinkRequest, WebhookInput, type RawSinkInput } from './sink-input.js';
 import { webhookOptions } from '../events/sink-configs.js';
 import { InvalidCursorError, listDeliveries, redeliver, type DeliveryScope } from '../events/webhook/log.js';
@@ -31,7 +31,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     '/webhook/set/:instance',
     {
       config: access,
-      schema: { tags: ['webhook'], summary: 'Set the instance webhook (the webhook object wrapped or flat)', params: InstanceParams, body: WebhookSetBody },
+      schema: { tags: ['webhook'], summary: 'Set the instance webhook (the webhook object wrapped or flat)', params: InstanceParams, body: WebhookSetBody, response: createdAnswer('{webhook: {instanceName, webhook: {url, events, enabled, webhookByEvents, webhookBase64, signed}}}') },
     },
     async (request, reply) => {
       const instance = pathInstance(request);
@@ -122,6 +122,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           deliveryId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]+$' })])),
           status: Type.Optional(Type.Literal('dead')),
         }),
+        response: createdAnswer('{requeued: <number of deliveries queued again>}'),
       },
     },
     async (request, reply) => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { pathInstance } from './auth.js';
-import { InstanceParams } from './schemas.js';
+import { createdAnswer, InstanceParams } from './schemas.js';
 import { parseSinkRequest, WebsocketInput } from './sink-input.js';
 
 export const websocketRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -11,7 +11,7 @@ export const websocketRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     '/websocket/set/:instance',
     {
       config: { access: 'instance' },
-      schema: { tags: ['websocket'], summary: 'Set which events the instance websocket namespace gets', params: InstanceParams, body: Type.Object({ websocket: WebsocketInput }) },
+      schema: { tags: ['websocket'], summary: 'Set which events the instance websocket namespace gets', params: InstanceParams, body: Type.Object({ websocket: WebsocketInput }), response: createdAnswer('{websocket: {instanceName, websocket: {enabled, events}}}') },
     },
     async (request, reply) => {
       const instance = pathInstance(request);

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../../api/auth.js';
-import { InstanceParams } from '../../api/schemas.js';
+import { createdAnswer, InstanceParams } from '../../api/schemas.js';
 import { parseSinkRequest } from '../../api/sink-input.js';
 import { badRequest } from '../../api/errors.js';
 import { brokerNameProblem } from './names.js';
@@ -32,6 +32,7 @@ export const brokerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
           summary: `Set which events the instance publishes to ${where}`,
           params: InstanceParams,
           body: Type.Object({ [kind]: BrokerInput }),
+          response: createdAnswer(`{${kind}: {instanceName, ${kind}: {enabled, events}}}`),
         },
       },
       async (request, reply) => {
