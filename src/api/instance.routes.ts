@@ -8,7 +8,6 @@ import { createdAnswer, InstanceParams, settingsFields } from './schemas.js';
 import { defaultSettings, instanceNameProblem, integrations, mergeSettings, settingsSnake, type Instance, type Integration } from '../instances/model.js';
 import { parseSinkRequest, WebhookInput, WebsocketInput } from './sink-input.js';
 import type { QrState } from '../connectors/connector.js';
-import { brokerNameProblem } from '../events/brokers/names.js';
 
 const CreateBody = Type.Object({
   instanceName: Type.String({ description: '1–64 letters, digits, "-", "_" or ".", starting with a letter or digit' }),
@@ -80,15 +79,12 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
           ? { url: body.webhookUrl, byEvents: body.webhookByEvents, base64: body.webhookBase64, events: body.webhookEvents }
           : undefined);
       const sinks = [];
-      if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services));
-      if (body.websocket) sinks.push(parseSinkRequest('websocket', body.websocket, 'websocket', services));
+      const name = body.instanceName;
+      if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services, name));
+      if (body.websocket) sinks.push(parseSinkRequest('websocket', body.websocket, 'websocket', services, name));
       for (const kind of ['rabbitmq', 'nats'] as const) {
         const input = body[kind];
-        if (!input) continue;
-        const parsed = parseSinkRequest(kind, { enabled: true, ...input }, kind, services);
-        const problem = parsed.config.enabled ? brokerNameProblem(kind, body.instanceName) : undefined;
-        if (problem) throw badRequest(problem);
-        sinks.push(parsed);
+        if (input) sinks.push(parseSinkRequest(kind, { enabled: true, ...input }, kind, services, name));
       }
       const settings = mergeSettings(defaultSettings, body);
       const autoLink = integration === 'SANDBOX' && config.sandboxAutoLink;

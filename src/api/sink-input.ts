@@ -6,6 +6,7 @@ import type { SinkConfig, SinkKind } from '../events/sink-configs.js';
 import { checkLiteralHost } from '../net/address-policy.js';
 import { secretProblem } from '../events/webhook/signing.js';
 import { customHeaderProblem } from '../events/webhook/headers.js';
+import { brokerNameProblem } from '../events/brokers/names.js';
 import type { Services } from '../services.js';
 
 export const WebhookInput = Type.Object(
@@ -57,14 +58,22 @@ export function parseEvents(events: string[] | undefined, field: string): EventN
   return out;
 }
 
-/** Validates one destination's settings and returns what is stored. */
+/**
+ * Validates one destination's settings and returns what is stored. `instanceName`: the instance they are for (a broker
+ * publishes under its name, which the broker may not take).
+ */
 export function parseSinkRequest(
   kind: SinkKind,
   input: RawSinkInput,
   field: string,
   services: Pick<Services, 'config' | 'box'>,
+  instanceName: string,
 ): { kind: SinkKind; config: SinkConfig } {
   const enabled = input.enabled ?? true;
+  if ((kind === 'rabbitmq' || kind === 'nats') && enabled) {
+    const problem = brokerNameProblem(kind, instanceName);
+    if (problem) throw badRequest(problem);
+  }
   const events = parseEvents(input.events, field);
   const options: Record<string, unknown> = {};
   if (kind === 'webhook') {

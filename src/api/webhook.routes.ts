@@ -37,7 +37,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const instance = pathInstance(request);
       const body: { webhook?: RawSinkInput } & RawSinkInput = request.body;
       const input: RawSinkInput = body.webhook ?? body;
-      const parsed = parseSinkRequest('webhook', input, body.webhook ? 'webhook' : '', services);
+      const parsed = parseSinkRequest('webhook', input, body.webhook ? 'webhook' : '', services, instance.name);
       const previous = services.sinks.get(instance.id, 'webhook');
       if (input.secret === undefined && previous?.options.secretSealed) {
         parsed.config.options.secretSealed = previous.options.secretSealed;

@@ -15,7 +15,7 @@ export const websocketRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      const parsed = parseSinkRequest('websocket', request.body.websocket, 'websocket', services);
+      const parsed = parseSinkRequest('websocket', request.body.websocket, 'websocket', services, instance.name);
       await services.instances.setSink(instance, 'websocket', parsed.config);
       return reply.status(201).send({
         websocket: { instanceName: instance.name, websocket: { enabled: parsed.config.enabled, events: parsed.config.events } },

@@ -1,6 +1,6 @@
 // Which brokers an instance's settings want an event on, decided when the event is written and stored with it.
-import { subscribed, type EventName } from './catalog.js';
-import type { SinkConfigs } from './sink-configs.js';
+import type { EventName } from './catalog.js';
+import { sinkWants, type SinkConfigs } from './sink-configs.js';
 
 /** One bit per broker in the outbox's `broker_wants`. */
 export const brokerBit = { rabbitmq: 1, nats: 2 } as const;
@@ -13,8 +13,7 @@ export const brokerBit = { rabbitmq: 1, nats: 2 } as const;
 export function brokerWantsOf(sinks: SinkConfigs, instanceId: string, event: EventName): number {
   let wants = 0;
   for (const kind of ['rabbitmq', 'nats'] as const) {
-    const sink = sinks.get(instanceId, kind);
-    if (sink?.enabled && subscribed(sink.events, event)) wants |= brokerBit[kind];
+    if (sinkWants(sinks.get(instanceId, kind), event)) wants |= brokerBit[kind];
   }
   return wants;
 }

@@ -1,7 +1,7 @@
 // Per-instance event destination settings (webhook, websocket, …) kept in the store and cached in memory.
 import type { Db } from '../store/db.js';
 import type { Unit } from '../store/unit.js';
-import { resolveEventName, type EventName } from './catalog.js';
+import { resolveEventName, subscribed, type EventName } from './catalog.js';
 
 export type SinkKind = 'webhook' | 'websocket' | 'rabbitmq' | 'nats';
 
@@ -19,6 +19,11 @@ export interface WebhookOptions {
   base64: boolean;
   headers: Record<string, string>;
   secretSealed?: string;
+}
+
+/** Whether a destination's settings want `event`: enabled, and subscribed to it (an empty list: every event). */
+export function sinkWants(sink: SinkConfig | undefined, event: EventName): boolean {
+  return sink !== undefined && sink.enabled && subscribed(sink.events, event);
 }
 
 export function webhookOptions(config: SinkConfig): WebhookOptions {

@@ -3,10 +3,10 @@ import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Config } from '../config.js';
 import type { Tx } from '../store/db.js';
 import type { RowSink } from '../store/unit.js';
-import { globalFilterAllows, subscribed, wireName, type EventName } from './catalog.js';
+import { globalFilterAllows, wireName, type EventName } from './catalog.js';
 import { globalWebhookUrl, instanceWebhookUrl } from './webhook/urls.js';
 import { brokerWantsOf } from './broker-wants.js';
-import { webhookOptions, type SinkConfigs } from './sink-configs.js';
+import { sinkWants, webhookOptions, type SinkConfigs } from './sink-configs.js';
 
 /** What an event needs to know about the instance it belongs to. */
 export interface EventSource {
@@ -135,7 +135,7 @@ export class EventWriter {
   private destinations(instanceId: string, event: EventName): [DeliveryTarget, string][] {
     const out: [DeliveryTarget, string][] = [];
     const hook = this.sinks.get(instanceId, 'webhook');
-    if (hook?.enabled && subscribed(hook.events, event)) {
+    if (hook && sinkWants(hook, event)) {
       const url = instanceWebhookUrl(webhookOptions(hook), event);
       if (url) out.push(['instance', url]);
     }

@@ -5,7 +5,7 @@ import type { InstancesTable } from '../store/schema.js';
 import type { Unit } from '../store/unit.js';
 import type { SecretsBox } from '../util/secrets-box.js';
 import { hashApiKey } from './keys.js';
-import { defaultSettings, mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from './model.js';
+import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from './model.js';
 
 function fromRow(row: Selectable<InstancesTable>): Instance {
   return {
@@ -34,35 +34,29 @@ function fromRow(row: Selectable<InstancesTable>): Instance {
   };
 }
 
-function settingsColumns(settings: Settings) {
-  return {
-    reject_call: settings.rejectCall ? 1 : 0,
-    msg_call: settings.msgCall,
-    groups_ignore: settings.groupsIgnore ? 1 : 0,
-    always_online: settings.alwaysOnline ? 1 : 0,
-    read_messages: settings.readMessages ? 1 : 0,
-    read_status: settings.readStatus ? 1 : 0,
-    sync_full_history: settings.syncFullHistory ? 1 : 0,
-  };
-}
+/** Each setting's column (booleans are stored as 0 or 1). */
+const settingColumn = {
+  rejectCall: 'reject_call',
+  msgCall: 'msg_call',
+  groupsIgnore: 'groups_ignore',
+  alwaysOnline: 'always_online',
+  readMessages: 'read_messages',
+  readStatus: 'read_status',
+  syncFullHistory: 'sync_full_history',
+} as const satisfies Record<keyof Settings, string>;
 
-/** The columns of just the settings given: a change writes only what it changes, so concurrent changes all stay. */
-function changedSettingsColumns(changes: Partial<Settings>): Partial<ReturnType<typeof settingsColumns>> {
-  const all = settingsColumns(mergeSettings(defaultSettings, changes));
-  const columns: Partial<ReturnType<typeof settingsColumns>> = {};
-  const byField: [keyof Settings, keyof typeof all][] = [
-    ['rejectCall', 'reject_call'],
-    ['msgCall', 'msg_call'],
-    ['groupsIgnore', 'groups_ignore'],
-    ['alwaysOnline', 'always_online'],
-    ['readMessages', 'read_messages'],
-    ['readStatus', 'read_status'],
-    ['syncFullHistory', 'sync_full_history'],
-  ];
-  for (const [field, column] of byField) {
-    if (changes[field] !== undefined) (columns as Record<string, unknown>)[column] = all[column];
+type SettingsColumns = { -readonly [K in keyof Settings as (typeof settingColumn)[K]]: Settings[K] extends boolean ? number : Settings[K] };
+
+/** The columns of the settings given: all of them for whole settings; a change writes only what it changes. */
+function settingsColumns(settings: Settings): SettingsColumns;
+function settingsColumns(settings: Partial<Settings>): Partial<SettingsColumns>;
+function settingsColumns(settings: Partial<Settings>): Partial<SettingsColumns> {
+  const columns: Record<string, number | string> = {};
+  for (const field of Object.keys(settingColumn) as (keyof Settings)[]) {
+    const value = settings[field];
+    if (value !== undefined) columns[settingColumn[field]] = typeof value === 'boolean' ? Number(value) : value;
   }
-  return columns;
+  return columns as Partial<SettingsColumns>;
 }
 
 export interface NewInstance {
@@ -191,7 +185,7 @@ export class InstanceRegistry {
   async updateSettings(unit: Unit, instance: Instance, changes: Partial<Settings>): Promise<Instance> {
     await unit.tx
       .updateTable('instances')
-      .set({ ...changedSettingsColumns(changes), updated_at: Date.now() })
+      .set({ ...settingsColumns(changes), updated_at: Date.now() })
       .where('id', '=', instance.id)
       .execute();
     return this.patchAfterCommit(unit, instance, (current) => ({ ...current, settings: mergeSettings(current.settings, changes) }));

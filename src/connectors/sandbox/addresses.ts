@@ -38,6 +38,11 @@ export function parseUserAddress(value: string): string | null {
  * Senders' numbers are normalised to the short form (as Evolution does), so the network must find an account
  * linked with the long form too, and the other way round.
  */
+/** The address and every other spelling of the same account. */
+export function accountForms(address: string): string[] {
+  return [address, ...sameAccountForms(address)];
+}
+
 export function sameAccountForms(address: string): string[] {
   const at = address.indexOf('@');
   if (at === -1 || address.slice(at + 1) !== USER_SERVER) return [];

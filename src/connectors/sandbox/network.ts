@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import type { Instance } from '../../instances/model.js';
 import type { Db } from '../../store/db.js';
 import type { Connector, ConnectorHost } from '../connector.js';
-import { NUMBER_RULE, parseNumber, sameAccountForms, userJid } from './addresses.js';
+import { accountForms, NUMBER_RULE, parseNumber, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
@@ -197,7 +197,7 @@ export class SandboxNetwork {
    * other's messages for "message yourself".
    */
   private ownerOf(address: string, instanceId: string): boolean {
-    const forms = [address, ...sameAccountForms(address)];
+    const forms = accountForms(address);
     for (const form of forms) {
       const registered = this.deps.lookup.byOwnerJid(form);
       if (registered && registered.id !== instanceId) return true;

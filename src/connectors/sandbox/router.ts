@@ -2,7 +2,7 @@
 import type { Logger } from '../../logger.js';
 import type { Instance } from '../../instances/model.js';
 import type { ConnectorHost, InboundMessage, OutboundMessage, Presence } from '../connector.js';
-import { parseUserAddress, sameAccountForms, STATUS_BROADCAST } from './addresses.js';
+import { accountForms, parseUserAddress, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 
 /** A sandbox instance that is live and linked: who it is on the network. */
@@ -45,7 +45,7 @@ export class SandboxRouter {
     if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
     const { host } = this.deps;
     const to = parseUserAddress(message.remoteJid);
-    if (to !== null && (to === sender.ownerJid || sameAccountForms(to).includes(sender.ownerJid))) {
+    if (to !== null && accountForms(to).includes(sender.ownerJid)) {
       // "Message yourself": the own account has it at once; nothing to deliver elsewhere.
       await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
       return;
@@ -73,7 +73,7 @@ export class SandboxRouter {
     for (const key of keys) {
       const from = parseUserAddress(key.remoteJid);
       // By any spelling of the sender's account (a Brazilian mobile with or without its ninth digit).
-      const sender = from === null ? undefined : [from, ...sameAccountForms(from)].map((a) => this.deps.lookup.byOwnerJid(a)).find(Boolean);
+      const sender = from === null ? undefined : accountForms(from).map((a) => this.deps.lookup.byOwnerJid(a)).find(Boolean);
       if (!sender || sender.id === readerId) continue;
       await this.deps.host.messageStatus(sender.id, key.keyId, 'READ');
     }
@@ -116,7 +116,7 @@ export class SandboxRouter {
 
   /** The linked instance owning `address` (or another spelling of the same account), when its connector is live. */
   private recipient(address: string): Recipient | null {
-    for (const candidate of [address, ...sameAccountForms(address)]) {
+    for (const candidate of accountForms(address)) {
       const instance = this.deps.lookup.byOwnerJid(candidate);
       if (!instance) continue;
       const party = this.deps.linked(instance.id);

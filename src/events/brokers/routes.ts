@@ -4,8 +4,6 @@ import { Type } from 'typebox';
 import { pathInstance } from '../../api/auth.js';
 import { createdAnswer, InstanceParams } from '../../api/schemas.js';
 import { parseSinkRequest } from '../../api/sink-input.js';
-import { badRequest } from '../../api/errors.js';
-import { brokerNameProblem } from './names.js';
 import type { Services } from '../../services.js';
 
 const BrokerInput = Type.Object(
@@ -39,9 +37,7 @@ export const brokerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         const instance = pathInstance(request);
         // The body schema requires the key named after the kind; TypeBox cannot type a computed key.
         const input = (request.body as Record<string, { enabled: boolean; events?: string[] }>)[kind];
-        const parsed = parseSinkRequest(kind, input, kind, services);
-        const problem = parsed.config.enabled ? brokerNameProblem(kind, instance.name) : undefined;
-        if (problem) throw badRequest(problem);
+        const parsed = parseSinkRequest(kind, input, kind, services, instance.name);
         await services.instances.setSink(instance, kind, parsed.config);
         return reply.status(201).send({
           [kind]: { instanceName: instance.name, [kind]: { enabled: parsed.config.enabled, events: parsed.config.events } },

@@ -1,6 +1,6 @@
 // Decides which destinations of a broker an outbox event goes to: the instance's own one and/or the global one.
-import { eventCatalog, subscribed, wireName, type EventName } from '../catalog.js';
-import type { SinkConfig } from '../sink-configs.js';
+import { eventCatalog, wireName, type EventName } from '../catalog.js';
+import { sinkWants, type SinkConfig } from '../sink-configs.js';
 import type { OutboxRow } from './outbox-feed.js';
 import type { Publication, Scope } from './publisher.js';
 import { globalWants } from './settings.js';
@@ -35,14 +35,10 @@ export class BrokerRouter {
     // deleted: its last events) or a restart in between does not lose it.
     const instanceWants =
       row.instanceId !== null &&
-      (row.brokerWants !== null ? (row.brokerWants & this.options.bit) !== 0 : this.wants(this.options.liveSink(row.instanceId), event));
+      (row.brokerWants !== null ? (row.brokerWants & this.options.bit) !== 0 : sinkWants(this.options.liveSink(row.instanceId), event));
     if (instanceWants) out.push(this.publication('instance', row, wire));
     if (this.options.globalEnabled && globalWants(this.options.globalFilter, event)) out.push(this.publication('global', row, wire));
     return out;
-  }
-
-  private wants(sink: SinkConfig | undefined, event: EventName): boolean {
-    return sink !== undefined && sink.enabled && subscribed(sink.events, event);
   }
 
   private publication(scope: Scope, row: OutboxRow, wire: string): Publication {

@@ -1,8 +1,8 @@
 // Emits committed events to socket.io: each instance's namespace (its websocket settings filter) and the global `/`.
 import type { Server } from 'socket.io';
 import type { Logger } from '../../logger.js';
-import { subscribed, type EventName } from '../catalog.js';
-import type { SinkConfigs } from '../sink-configs.js';
+import type { EventName } from '../catalog.js';
+import { sinkWants, type SinkConfigs } from '../sink-configs.js';
 import type { EventEnvelope, EventListener } from '../writer.js';
 import type { Subscribers } from './subscribers.js';
 
@@ -54,8 +54,7 @@ export function websocketFanOut(deps: FanOutDeps): EventListener {
       if (!instanceId) return;
       const sockets = subscribers.of(instanceId);
       if (sockets.size > 0) {
-        const config = sinks.get(instanceId, 'websocket');
-        if (config?.enabled && subscribed(config.events, event)) {
+        if (sinkWants(sinks.get(instanceId, 'websocket'), event)) {
           for (const socket of sockets) socket.emit(envelope.event, payload);
         }
       }
