@@ -8,8 +8,10 @@
 //   npm run bench -- --unlinked           # diagnostic: instance not linked, so the worker delivers nothing (accept path only)
 //   npm run bench -- --floor              # also the floor of each store (bench/floor-server.ts): the least any server
 //                                         # that stores a send before answering can do on this machine, same load
+//   npm run bench -- --load=autocannon    # load from autocannon (Node, in this process); the default is wrk (C, a
+//                                         # process of its own) when it is installed (`apt-get install wrk`)
 //
-// Every server runs in its own child process (node --import tsx); autocannon runs here, in the driver.
+// Every server runs in its own child process (node --import tsx).
 // PostgreSQL: BENCH_POSTGRES_URL (default TEST_POSTGRES_URL or postgres://postgres@127.0.0.1:5432/test) is used to
 // create a fresh database bench_<random> that is dropped afterwards; unreachable means the PostgreSQL run is skipped.
 import { randomBytes } from 'node:crypto';
@@ -32,6 +34,7 @@ import {
   waitReady,
   type CpuShare,
 } from './lib-bench.js';
+import { runWrk, wrkMissing } from './wrk.js';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
@@ -52,10 +55,12 @@ interface Options {
   unlinked: boolean;
   /** Also measure each store's floor (bench/floor-server.ts). */
   floor: boolean;
+  /** The load generator: wrk (a C program, half the CPU per request) where installed, else autocannon (in this process). */
+  load: 'autocannon' | 'wrk';
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false, floor: false };
+  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false, floor: false, load: wrkMissing() ? 'autocannon' : 'wrk' };
   for (const arg of argv) {
     const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
     const num = () => {
@@ -69,8 +74,12 @@ function parseArgs(argv: string[]): Options {
     else if (name === 'only') options.only = new Set(value.split(',').map((s) => s.trim()));
     else if (name === 'unlinked') options.unlinked = true;
     else if (name === 'floor') options.floor = true;
+    else if (name === 'load') {
+      if (value !== 'autocannon' && value !== 'wrk') throw new Error('--load takes autocannon or wrk');
+      options.load = value;
+    }
     else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
-    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked --floor)`);
+    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked --floor --load=autocannon|wrk)`);
   }
   return options;
 }
@@ -102,7 +111,41 @@ interface Measured {
   cpu: CpuShare;
 }
 
-async function runLoad(load: Load, connections: number, seconds: number, pid: number | undefined): Promise<Measured> {
+async function runLoad(load: Load, connections: number, seconds: number, pid: number | undefined, generator: Options['load']): Promise<Measured> {
+  return generator === 'wrk' ? runWrkLoad(load, connections, seconds, pid) : runAutocannon(load, connections, seconds, pid);
+}
+
+async function runWrkLoad(load: Load, connections: number, seconds: number, pid: number | undefined): Promise<Measured> {
+  const meter = cpuMeter(pid);
+  const result = await runWrk(load, connections, seconds);
+  const cpu = meter();
+  // wrk is a child process: its CPU is counted from its own times, not in "other".
+  const driver = result.cpuS / result.durationS;
+  cpu.other = cpu.other === undefined ? undefined : Math.max(0, cpu.other - driver);
+  cpu.driver = driver;
+  const problems: string[] = [];
+  if (result.badStatus > 0) problems.push(`${result.badStatus} answers with status ≥ 400`);
+  const socketErrors = result.connectErrors + result.readErrors + result.writeErrors + result.timeouts;
+  if (socketErrors > 0) problems.push(`${socketErrors} connection errors (${result.timeouts} timeouts)`);
+  if (result.requests === 0) problems.push('no answers at all');
+  // wrk counts statuses ≥ 400 only: a run is valid when there are none, and the store check below matches stored
+  // sends against the answers.
+  const accepted = result.requests - result.badStatus;
+  return {
+    accepted,
+    total: result.requests,
+    durationS: result.durationS,
+    rps: accepted / result.durationS,
+    acP50: result.p50Ms,
+    acP99: result.p99Ms,
+    p50: result.p50Ms,
+    p99: result.p99Ms,
+    problems,
+    cpu,
+  };
+}
+
+async function runAutocannon(load: Load, connections: number, seconds: number, pid: number | undefined): Promise<Measured> {
   const samples: number[] = [];
   const meter = cpuMeter(pid);
   const result = await new Promise<autocannon.Result>((done, fail) => {
@@ -141,9 +184,9 @@ async function runLoad(load: Load, connections: number, seconds: number, pid: nu
 /** Warm-up (discarded, but its errors count), then the measured window. */
 async function warmAndMeasure(name: string, load: Load, options: Options, pid: number | undefined) {
   process.stdout.write(`  ${name}: warm-up ${options.warmupS} s … `);
-  const warm = await runLoad(load, options.connections, options.warmupS, pid);
+  const warm = await runLoad(load, options.connections, options.warmupS, pid, options.load);
   process.stdout.write(`measuring ${options.durationS} s … `);
-  const measured = await runLoad(load, options.connections, options.durationS, pid);
+  const measured = await runLoad(load, options.connections, options.durationS, pid, options.load);
   process.stdout.write(`${Math.round(measured.rps)} req/s\n`);
   measured.problems.unshift(...warm.problems.map((p) => `warm-up: ${p}`));
   return { warm, measured };
@@ -335,14 +378,19 @@ function printTable(rows: Row[], baseline: number): void {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  const missing = wrkMissing();
+  if (options.load === 'wrk' && missing) throw new Error(`--load=wrk: ${missing}`);
   const wants = (name: string) => !options.only || options.only.has(name);
   const started = Date.now();
   console.log(`Switchboard send benchmark — ${new Date().toISOString()}`);
   console.log(
     `node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
-      `${options.connections} connections, warm-up ${options.warmupS} s, measured ${options.durationS} s each`,
+      `${options.connections} connections, warm-up ${options.warmupS} s, measured ${options.durationS} s each, load from ${options.load}`,
   );
   console.log(`targets: ratio ≥ ${targets.ratio} of bare Fastify, p99 < ${targets.p99Ms} ms\n`);
+  if (options.load === 'autocannon' && missing) {
+    console.log(`NOTE: ${missing}; autocannon runs in this Node process and takes CPU the server under test would have (about twice wrk's per request).\n`);
+  }
   if (options.unlinked) console.log('DIAGNOSTIC MODE --unlinked: the instance is not linked; sends are queued, never delivered. Not the benchmark.\n');
 
   const rows: Row[] = [];
@@ -388,9 +436,13 @@ async function main(): Promise<void> {
   printTable(rows, baseline);
   console.log('');
   console.log(`ratio = req/s ÷ ${Math.round(baseline)} (mean of the two bare runs; they differ by ${(drift * 100).toFixed(1)} %).`);
-  console.log('p50/p99 ms: autocannon histogram (whole ms); "exact": from every response time. PASS needs both p99 < target.');
+  console.log(
+    options.load === 'wrk'
+      ? 'p50/p99 ms: wrk\'s histogram (µs resolution), in both column pairs. PASS needs p99 < target.'
+      : 'p50/p99 ms: autocannon histogram (whole ms); "exact": from every response time. PASS needs both p99 < target.',
+  );
   if (options.floor) console.log('floor: Fastify plus one group-committed insert of (id, body) per batch in the same store (bench/floor-server.ts): the least a server that stores each send before answering does.');
-  console.log('CPU srv/drv/other: cores used during the measured window by the server process, this driver (autocannon), and everything else (incl. PostgreSQL).');
+  console.log(`CPU srv/drv/other: cores used during the measured window by the server process, the load generator (${options.load}), and everything else (incl. PostgreSQL).`);
   if (drift > 0.1) console.log(`WARNING: the bare runs differ by ${(drift * 100).toFixed(1)} %: the machine was busy with other work; compare with care.`);
   // The p99 target is absolute: on a machine where even bare Fastify misses it, no server can show it.
   const bareP99 = Math.min(...bares.map((r) => Math.max(r.m.acP99, r.m.p99)));
