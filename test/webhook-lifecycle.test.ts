@@ -65,8 +65,11 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       await until(() => upserts('/up').length === 1);
       expect(upserts('/up')[0].body.data.message).toEqual({ conversation: 'before the fix' });
       expect(upserts('/up')[0].body.destination).toBe(`${receiver.url}/up`);
-      // The log shows where it went.
-      const logged = (await deliveries('fixme')).filter((d) => d.target === 'instance');
+      // The log shows where it went (once the answer is recorded: the receiver has the event a moment before).
+      const logged = await until(async () => {
+        const rows = (await deliveries('fixme')).filter((d) => d.target === 'instance');
+        return rows.every((d) => d.status === 'delivered') ? rows : undefined;
+      });
       expect(logged).toEqual([expect.objectContaining({ status: 'delivered', url: `${receiver.url}/up` })]);
       // New events go straight to the fixed URL.
       await inject('fixme', 'after the fix');
@@ -84,6 +87,39 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       await until(() => farewell.every((name) => receiver.events.some((e) => e.path === '/leaving' && e.body.event === name)));
       const closes = receiver.events.filter((e) => e.path === '/leaving' && e.body.event === 'connection.update' && e.body.data.state === 'close');
       expect(closes.length).toBeGreaterThanOrEqual(1);
+    });
+
+    it('answers one of several concurrent deletes and writes the farewell events once', async () => {
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'twice', integration: 'SANDBOX', number: '5511966660005', webhook: { url: `${receiver.url}/twice`, events: [] } },
+      });
+      expect(created.status).toBe(201);
+      await until(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'connection.update' && e.body.data.state === 'open'));
+      const answers = await Promise.all(Array.from({ length: 8 }, () => t.api('DELETE', 'instance/delete/twice')));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s !== 200).every((s) => s === 404)).toBe(true);
+      for (const lost of answers.filter((a) => a.status === 404)) expect(JSON.stringify(lost.body)).toContain('does not exist');
+      await until(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'remove.instance'));
+      // A late duplicate would arrive within the same delivery round; give it time to show.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const name of ['instance.delete', 'remove.instance', 'logout.instance']) {
+        expect(receiver.events.filter((e) => e.path === '/twice' && e.body.event === name), name).toHaveLength(1);
+      }
+    });
+
+    it('does not announce a logout when deleting an instance that was never linked', async () => {
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'unlinked-bye', webhook: { url: `${receiver.url}/unlinked-bye`, events: [] } },
+      });
+      expect(created.status).toBe(201);
+      expect((await t.api('GET', 'instance/connectionState/unlinked-bye')).body.instance.state).toBe('close');
+      expect((await t.api('DELETE', 'instance/delete/unlinked-bye')).status).toBe(200);
+      await until(() => receiver.events.some((e) => e.path === '/unlinked-bye' && e.body.event === 'remove.instance'));
+      const names = receiver.events.filter((e) => e.path === '/unlinked-bye').map((e) => e.body.event);
+      expect(names).not.toContain('logout.instance');
+      expect(names.filter((n) => n === 'connection.update')).toEqual([]);
+      expect(names).toEqual(expect.arrayContaining(['instance.create', 'instance.delete', 'remove.instance']));
     });
 
     it('keeps the delivery log of a deleted instance from a new instance of the same name', async () => {

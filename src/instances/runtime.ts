@@ -90,14 +90,17 @@ export class InstanceRuntime implements ConnectorHost {
     await this.attach(instance).logout();
   }
 
-  /** Closes and forgets the connector of a deleted instance. */
+  /**
+   * Closes and forgets the connector of a deleted instance: a connected or connecting one logs out first (as Evolution
+   * does), one already closed is only stopped (no logout events for an account that is not linked).
+   */
   async detach(instance: Instance): Promise<void> {
     const connector = this.connectors.get(instance.id);
     this.connectors.delete(instance.id);
     await this.deps.workers.pause(instance.id);
-    if (connector) {
-      await connector.logout().catch(() => connector.stop());
-    }
+    if (!connector) return;
+    if (connector.state() === 'close') await connector.stop().catch(() => undefined);
+    else await connector.logout().catch(() => connector.stop());
   }
 
   async stopAll(): Promise<void> {

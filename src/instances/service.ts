@@ -5,7 +5,7 @@ import type { Db } from '../store/db.js';
 import { inUnit } from '../store/unit.js';
 import type { EventWriter } from '../events/writer.js';
 import type { SinkConfig, SinkConfigs, SinkKind } from '../events/sink-configs.js';
-import { badRequest, forbidden } from '../api/errors.js';
+import { badRequest, forbidden, notFound } from '../api/errors.js';
 import { generateApiKey } from './keys.js';
 import type { InstanceRegistry } from './registry.js';
 import type { InstanceRuntime } from './runtime.js';
@@ -25,6 +25,9 @@ export interface CreateInstanceInput {
 const minClientKeyLength = 16;
 
 export class InstanceService {
+  /** Deletes in progress, by instance id. */
+  private readonly removals = new Map<string, Promise<void>>();
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -91,9 +94,34 @@ export class InstanceService {
     return { instance, apikey };
   }
 
+  /**
+   * Deletes the instance. Deletes of one instance at once: the first does it (its logout included), the others answer
+   * 404 and emit nothing; across nodes the store decides (the row is claimed first).
+   */
   async remove(instance: Instance): Promise<void> {
+    const running = this.removals.get(instance.id);
+    if (running) {
+      await running.catch(() => undefined);
+      // The first one failed: the instance is still there, so this request tries again.
+      if (this.deps.registry.byInstanceId(instance.id)) return this.remove(instance);
+      throw notFound(`The "${instance.name}" instance does not exist`);
+    }
+    const removal = this.removeNow(instance);
+    this.removals.set(instance.id, removal);
+    try {
+      await removal;
+    } finally {
+      this.removals.delete(instance.id);
+    }
+  }
+
+  private async removeNow(instance: Instance): Promise<void> {
     await this.deps.runtime.detach(instance);
     await inUnit(this.deps.db, async (unit) => {
+      // Claims the row first: a delete on another node waits for this one (PostgreSQL row lock; SQLite has one
+      // writer) and then finds nothing, so the farewell events are written once.
+      const claimed = await unit.tx.updateTable('instances').set({ updated_at: Date.now() }).where('id', '=', instance.id).executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 0) throw notFound(`The "${instance.name}" instance does not exist`);
       const source = eventSourceOf(instance, (i) => this.deps.registry.apikeyOf(i));
       // The instance's own webhook gets these too, with its settings as they are now (they go with the instance).
       this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id }, { farewell: true });
