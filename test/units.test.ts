@@ -9,6 +9,7 @@ import { argbFromColor } from '../src/messages/compose.js';
 import { SecretsBox } from '../src/util/secrets-box.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { keyDigest, KnownKeyDigests } from '../src/instances/keys.js';
+import { customHeaderProblem, deliveryHeaders } from '../src/events/webhook/headers.js';
 
 describe('configuration', () => {
   it('has defaults that start the service on SQLite', () => {
@@ -121,5 +122,21 @@ describe('known API key digests', () => {
     digests.remember('key-three', digests.of('key-three'));
     expect(digests.of('key-one')).not.toBe(first);
     expect(digests.of('key-one').hex).toBe(first.hex);
+  });
+});
+
+describe('webhook delivery headers', () => {
+  it('sends the content type once, whatever the configured headers say, and keeps the custom ones', () => {
+    const headers = deliveryHeaders({ custom: { 'Content-Type': 'application/json', autorization: 'Bearer x' }, secret: undefined, eventId: 'e1', body: '{}' });
+    expect(Object.keys(headers).filter((name) => name.toLowerCase() === 'content-type')).toEqual(['Content-Type']);
+    expect(headers.autorization).toBe('Bearer x');
+  });
+
+  it('accepts Content-Type only as application/json, and refuses the other headers Switchboard sets', () => {
+    expect(customHeaderProblem('Content-Type', 'application/json')).toBeUndefined();
+    expect(customHeaderProblem('content-type', 'Application/JSON; charset=utf-8')).toBeUndefined();
+    expect(customHeaderProblem('Content-Type', 'text/plain')).toMatch(/always application\/json/);
+    expect(customHeaderProblem('Content-Length', '10')).toMatch(/set by Switchboard itself/);
+    expect(customHeaderProblem('webhook-signature', 'v1,forged')).toMatch(/set by Switchboard itself/);
   });
 });

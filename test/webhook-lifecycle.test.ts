@@ -91,7 +91,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
 
     it('answers one of several concurrent deletes and writes the farewell events once', async () => {
       const created = await t.api('POST', 'instance/create', {
-        body: { instanceName: 'twice', integration: 'SANDBOX', number: '5511966660005', webhook: { url: `${receiver.url}/twice`, events: [] } },
+        body: { instanceName: 'twice', integration: 'SANDBOX', number: '5511966660015', webhook: { url: `${receiver.url}/twice`, events: [] } },
       });
       expect(created.status).toBe(201);
       await until(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'connection.update' && e.body.data.state === 'open'));
@@ -185,7 +185,8 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       await t.api('POST', 'instance/create', { body: { instanceName: 'headed', webhook: { url: `${receiver.url}/headed`, headers: { 'X-Ok': 'y' } } } });
       const cases: [Record<string, string>, RegExp][] = [
         [{ 'Bad Header': 'x' }, /headers: "Bad Header" is not a valid header name/],
-        [{ 'Content-Type': 'text/plain' }, /headers: "Content-Type" is set by Switchboard itself/],
+        [{ 'Content-Type': 'text/plain' }, /headers: "Content-Type" is always application\/json/],
+        [{ Host: 'elsewhere.example' }, /headers: "Host" is set by Switchboard itself/],
         [{ 'X-Split': 'a\r\nb' }, /headers: "X-Split" has a line break/],
       ];
       for (const [headers, message] of cases) {
@@ -194,6 +195,23 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
         expect(res.body.response.message[0]).toMatch(message);
       }
       expect((await t.api('GET', 'webhook/find/headed')).body.headers).toEqual({ 'X-Ok': '[redacted]' });
+    });
+
+    it("accepts the interface's documented webhook headers at creation, Content-Type included", async () => {
+      const created = await t.api('POST', 'instance/create', {
+        body: {
+          instanceName: 'documented',
+          integration: 'SANDBOX',
+          number: '5511966660016',
+          webhook: { url: `${receiver.url}/documented`, byEvents: false, base64: true, headers: { autorization: 'Bearer x', 'Content-Type': 'application/json' }, events: ['MESSAGES_UPSERT'] },
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      await inject('documented', 'with headers');
+      await until(() => upserts('/documented').length === 1);
+      const [delivered] = upserts('/documented');
+      expect(delivered.headers.autorization).toBe('Bearer x');
+      expect(delivered.headers['content-type']).toBe('application/json');
     });
   });
 });

@@ -20,10 +20,16 @@ const reserved = new Set([
 ]);
 const tokenName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const safeValue = /^[^\r\n\0]*$/;
+const jsonContentType = /^\s*application\/json\s*(;[^\r\n\0]*)?$/i;
 
 /** Why a custom header cannot be sent as configured, or undefined when it can (the check `webhook/set` makes). */
 export function customHeaderProblem(name: string, value: string): string | undefined {
   if (!tokenName.test(name)) return `"${name}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only, no spaces)`;
+  // Evolution's documented webhook example carries `Content-Type: application/json`: the header every delivery has
+  // anyway, so it is accepted (and sent once); another content type would misdescribe the JSON body.
+  if (name.toLowerCase() === 'content-type') {
+    return jsonContentType.test(value) ? undefined : `"${name}" is always application/json (the body is JSON); leave it out or set application/json`;
+  }
   if (reserved.has(name.toLowerCase())) return `"${name}" is set by Switchboard itself and cannot be configured`;
   if (!safeValue.test(value)) return `"${name}" has a line break or NUL in its value`;
   return undefined;
