@@ -402,7 +402,8 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
       event: 'messages.upsert',
       instance: source.name,
       data,
-      destination: `${url}/messages-upsert`,
+      // Evolution's destination: the webhook's URL, not the by-events one.
+      destination: url,
       sender: source.ownerJid,
       server_url: 'http://switchboard.test',
       apikey: null,
@@ -440,7 +441,8 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
 
     const [global] = await waitFor('the global delivery', () => receiver.at(globalUrl).length === 1 && receiver.at(globalUrl));
     const [own] = await waitFor('the instance delivery', () => receiver.at(url).length === 1 && receiver.at(url));
-    expect(global!.body).toMatchObject({ id, destination: globalUrl, event: 'connection.update' });
+    // The same destination as the instance's own delivery: its webhook's URL (Evolution's rule).
+    expect(global!.body).toMatchObject({ id, destination: url, event: 'connection.update' });
     expect(global!.headers['x-tenant']).toBeUndefined();
     expect(verifyWebhook(globalSecret, global!.headers, global!.raw).valid).toBe(true);
     expect(own!.headers['x-tenant']).toBe('acme');

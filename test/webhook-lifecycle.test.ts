@@ -197,6 +197,30 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       expect((await t.api('GET', 'webhook/find/headed')).body.headers).toEqual({ 'X-Ok': '[redacted]' });
     });
 
+    it('keeps what a webhook/set leaves out, puts the event suffix before the query, and names the webhook as destination', async () => {
+      const url = `${receiver.url}/kept?token=abc`;
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'kept', integration: 'SANDBOX', number: '5511966660017', webhook: { url, byEvents: true, base64: true, headers: { autorization: 'Bearer k' }, events: ['MESSAGES_UPSERT'] } },
+      });
+      expect(created.status).toBe(201);
+      // The interface's webhook/set body has no headers: the ones given at creation stay, and so do byEvents and base64.
+      const set = await t.api('POST', 'webhook/set/kept', { body: { webhook: { enabled: true, url, events: ['MESSAGES_UPSERT'] } } });
+      expect(set.status).toBe(201);
+      expect(set.body.webhook.webhook).toMatchObject({ webhookByEvents: true, webhookBase64: true });
+      expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({ headers: { autorization: '[redacted]' }, webhookByEvents: true, webhookBase64: true });
+      await inject('kept', 'kept headers');
+      await until(() => upserts('/kept/messages-upsert?token=abc').length === 1);
+      const [delivered] = upserts('/kept/messages-upsert?token=abc');
+      expect(delivered.headers.autorization).toBe('Bearer k');
+      // destination: the webhook's URL (not the by-events one), the same on the global copy.
+      expect(delivered.body.destination).toBe(url);
+      const copy = await until(() => global.events.find((e) => e.body.instance === 'kept' && e.body.event === 'messages.upsert'));
+      expect(copy.body.destination).toBe(url);
+      // Given explicitly, they change.
+      await t.api('POST', 'webhook/set/kept', { body: { webhook: { enabled: true, url, headers: {}, byEvents: false, base64: false, events: ['MESSAGES_UPSERT'] } } });
+      expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({ headers: {}, webhookByEvents: false, webhookBase64: false });
+    });
+
     it("accepts the interface's documented webhook headers at creation, Content-Type included", async () => {
       const created = await t.api('POST', 'instance/create', {
         body: {

@@ -38,9 +38,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const body: { webhook?: RawSinkInput } & RawSinkInput = request.body;
       const input: RawSinkInput = body.webhook ?? body;
       const parsed = parseSinkRequest('webhook', input, body.webhook ? 'webhook' : '', services, instance.name);
+      // What the request leaves out keeps its value (as Evolution's update does): the interface's webhook/set body has
+      // no headers, and a client sending it must not lose the headers given at creation.
       const previous = services.sinks.get(instance.id, 'webhook');
-      if (input.secret === undefined && previous?.options.secretSealed) {
-        parsed.config.options.secretSealed = previous.options.secretSealed;
+      if (previous) {
+        const kept = webhookOptions(previous);
+        const options = parsed.config.options;
+        if (input.secret === undefined && kept.secretSealed) options.secretSealed = kept.secretSealed;
+        if (input.headers === undefined) options.headers = kept.headers;
+        if (input.byEvents === undefined && input.webhookByEvents === undefined) options.byEvents = kept.byEvents;
+        if (input.base64 === undefined && input.webhookBase64 === undefined) options.base64 = kept.base64;
       }
       await services.instances.setSink(instance, 'webhook', parsed.config);
       const options = webhookOptions(parsed.config);

@@ -4,7 +4,7 @@ import type { Db } from '../../store/db.js';
 import type { SecretsBox } from '../../util/secrets-box.js';
 import { webhookOptions, type SinkConfigs, type WebhookOptions } from '../sink-configs.js';
 import { storedWebhook, type DeliveryRow } from './queries.js';
-import { globalWebhookUrl, instanceWebhookUrl } from './urls.js';
+import { globalWebhookUrl, instanceWebhookUrl, withEventSuffix } from './urls.js';
 import type { EventName } from '../catalog.js';
 
 export type Destination =
@@ -12,6 +12,11 @@ export type Destination =
       kind: 'send';
       /** Where it goes now: the webhook's current URL (a URL fixed after the event takes its deliveries with it). */
       url: string;
+      /**
+       * The envelope's `destination`, as Evolution writes it: the instance webhook's URL (never the by-events one) when
+       * the instance has one, else the global URL with the event's suffix; the same on both deliveries of an event.
+       */
+      destination: string;
       /** Custom headers as configured (global target: none). */
       headers: Record<string, unknown>;
       /** `whsec_…` secret to sign with, if any applies. */
@@ -37,7 +42,11 @@ export async function resolveDestination(row: DeliveryRow, deps: DestinationDeps
   const globalSecret = deps.config.webhookSigningSecret;
   const event = row.event as EventName;
   if (row.target === 'global') {
-    return { kind: 'send', url: globalWebhookUrl(deps.config, event) ?? row.url, headers: {}, secret: globalSecret, base64: false };
+    const url = globalWebhookUrl(deps.config, event) ?? row.url;
+    const own = row.instance_id === null ? undefined : deps.sinks.get(row.instance_id, 'webhook');
+    const ownUrl = own ? webhookOptions(own).url : '';
+    const destination = ownUrl || (deps.config.webhookGlobalUrl ? withEventSuffix(deps.config.webhookGlobalUrl, event) : url);
+    return { kind: 'send', url, destination, headers: {}, secret: globalSecret, base64: false };
   }
   if (row.instance_id === null) return { kind: 'cancel', reason: 'instance webhook removed (delivery has no instance)' };
   const cached = deps.sinks.get(row.instance_id, 'webhook');
@@ -56,6 +65,7 @@ export async function resolveDestination(row: DeliveryRow, deps: DestinationDeps
   return {
     kind: 'send',
     url,
+    destination: hook.options.url,
     headers: hook.options.headers,
     secret: secretSealed ? deps.box.open(secretSealed) : globalSecret,
     base64: hook.options.base64,

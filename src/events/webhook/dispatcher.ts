@@ -294,7 +294,7 @@ export class WebhookDispatcher {
       const destination = await resolveDestination(row, { db: this.deps.store.db, config, sinks: this.deps.sinks, box: this.deps.box });
       if (destination.kind === 'cancel') return { row, verdict: { kind: 'cancelled', reason: destination.reason } };
       const envelope = await inlineMedia(row.event, stored, destination.base64, this.deps.mediaResolver, this.logger);
-      const body = deliveryBody(envelope, destination.url);
+      const body = deliveryBody(envelope, destination.destination);
       const headers = deliveryHeaders({ custom: destination.headers, secret: destination.secret, eventId: row.event_id, body });
       return { row, request: { url: destination.url, headers, body, lastAttempt: row.attempts + 1 >= this.rules.maxAttempts } };
     } catch (error) {

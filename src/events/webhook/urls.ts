@@ -6,16 +6,29 @@ import type { WebhookOptions } from '../sink-configs.js';
 /** The instance webhook's URL for `event`; undefined when the webhook has no http(s) URL. */
 export function instanceWebhookUrl(options: Pick<WebhookOptions, 'url' | 'byEvents'>, event: EventName): string | undefined {
   if (!/^https?:\/\//.test(options.url)) return undefined;
-  return options.byEvents ? joinSuffix(options.url, eventSuffix(event)) : options.url;
+  return options.byEvents ? withEventSuffix(options.url, event) : options.url;
 }
 
 /** The global webhook's URL for `event`; undefined when no global webhook is configured. */
 export function globalWebhookUrl(config: Pick<Config, 'webhookGlobalUrl' | 'webhookGlobalByEvents'>, event: EventName): string | undefined {
   const { webhookGlobalUrl, webhookGlobalByEvents } = config;
   if (!webhookGlobalUrl) return undefined;
-  return webhookGlobalByEvents ? joinSuffix(webhookGlobalUrl, eventSuffix(event)) : webhookGlobalUrl;
+  return webhookGlobalByEvents ? withEventSuffix(webhookGlobalUrl, event) : webhookGlobalUrl;
 }
 
-function joinSuffix(url: string, suffix: string): string {
-  return `${url.replace(/\/+$/, '')}/${suffix}`;
+/**
+ * The URL with the event's suffix as a last path segment (`…/hook?token=a` → `…/hook/messages-upsert?token=a`). Evolution
+ * appends it to the whole string, which puts it inside a query string; the query stays a query here. A fragment is
+ * never sent, so it is dropped.
+ */
+export function withEventSuffix(url: string, event: EventName): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${url.replace(/\/+$/, '')}/${eventSuffix(event)}`;
+  }
+  parsed.hash = '';
+  parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/${eventSuffix(event)}`;
+  return parsed.toString();
 }
