@@ -8,6 +8,7 @@ import { registerAuth } from './api/auth.js';
 import { registerCors } from './api/cors.js';
 import { frameworkErrorHandler, registerErrorHandling } from './api/error-handler.js';
 import { lazyRequestLoggers } from './api/request-logger.js';
+import { registerJsonBodyParser } from './api/json-body.js';
 import { instanceRoutes } from './api/instance.routes.js';
 import { settingsRoutes } from './api/settings.routes.js';
 import { webhookRoutes } from './api/webhook.routes.js';
@@ -38,15 +39,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
   });
   base.removeContentTypeParser('text/plain');
-  // An empty JSON body (clients that send Content-Type: application/json on every request, DELETE included) counts
-  // as no body: routes without a body schema take it, routes with one answer their own 400 naming what is missing.
-  const parseJson = base.getDefaultJsonParser('error', 'error');
-  base.removeContentTypeParser('application/json');
-  base.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
+  registerJsonBodyParser(base);
   registerErrorHandling(base);
   registerCors(base, config.corsOrigin);
   base.addHook('onRequest', (_request, _reply, done) => {

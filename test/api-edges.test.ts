@@ -204,5 +204,42 @@ describe.each(targets)('API edges on $name', (target) => {
       expect(noOrigin.status).toBe(200);
       expect(noOrigin.headers.get('access-control-allow-origin')).toBeNull();
     });
+
+    it('reads bodies as UTF-8 JSON: other charsets 415, broken bytes, deep nesting and prototype keys 400, nothing stored', async () => {
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: 'bodies', integration: 'SANDBOX', number: '5511977710001' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const key = created.body.hash.apikey as string;
+      const send = (body: string | Uint8Array, contentType: string, extra: Record<string, string> = {}) =>
+        fetch(`${t.url}/messenger/message/sendText/bodies`, { method: 'POST', headers: { apikey: key, 'content-type': contentType, ...extra }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+      const stored = async () => (await t.services.store.db.selectFrom('messages').select('id').where('instance_id', '=', created.body.instance.instanceId).execute()).length;
+
+      const latin1 = await send(Buffer.from('{"number":"5511944440002","text":"caf\xe9"}', 'latin1'), 'application/json; charset=iso-8859-1');
+      expect(latin1.status).toBe(415);
+      expect(((await latin1.json()) as { response: { message: string[] } }).response.message[0]).toMatch(/charset iso-8859-1 is not supported; send the body as UTF-8/);
+      const broken = await send(Buffer.from([...Buffer.from('{"number":"5511944440002","text":"'), 0xff, 0xfe, ...Buffer.from('"}')]), 'application/json');
+      expect(broken.status).toBe(400);
+      expect(((await broken.json()) as { response: { message: string[] } }).response.message[0]).toMatch(/not valid UTF-8/);
+      const deep = `{"number":"5511944440002","text":"d","extra":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      const nested = await send(deep, 'application/json', { 'Idempotency-Key': 'deep-1' });
+      expect(nested.status).toBe(400);
+      expect(((await nested.json()) as { response: { message: string[] } }).response.message[0]).toMatch(/nests objects and arrays more than 32 levels deep/);
+      const proto = await send('{"number":"5511944440002","text":"x","__proto__":{"a":1}}', 'application/json');
+      expect(proto.status).toBe(400);
+      expect(((await proto.json()) as { response: { message: string[] } }).response.message[0]).toMatch(/must not have a "__proto__" key/);
+      expect(await stored()).toBe(0);
+      // UTF-8 declared in any spelling, and text with characters outside Latin-1, go through.
+      const fine = await send('{"number":"5511944440002","text":"café ✓"}', 'application/json; charset=UTF-8');
+      expect(fine.status, await fine.clone().text()).toBe(201);
+      expect(((await fine.json()) as { message: { conversation: string } }).message.conversation).toBe('café ✓');
+    });
+
+    it('answers a quote of an id holding a NUL like any unknown quote, on every store', async () => {
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: 'nul-quote', integration: 'SANDBOX', number: '5511977710003' } });
+      const res = await t.api('POST', 'message/sendText/nul-quote', {
+        key: created.body.hash.apikey,
+        body: { number: '5511944440004', text: 'q', quoted: { key: { id: 'abc\u0000def' } } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    });
   });
 });

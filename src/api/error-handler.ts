@@ -17,6 +17,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const messages = [...new Set(error.validation.map((e) => describeValidationError(e, context)))];
       return reply.status(400).send(envelope(400, messages));
     }
+    // PostgreSQL keeps no NUL in text (SQLite does): a value that reached the store with one is the caller's to fix.
+    if ((error as { code?: unknown }).code === '22021') {
+      return reply.status(400).send(envelope(400, ['a text value holds a NUL character (\\u0000), which cannot be stored; remove it']));
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const message =

@@ -99,6 +99,8 @@ function findContextInfo(content: Record<string, unknown>): unknown {
 }
 
 export async function findMessageByKey(db: Db, instanceId: string, keyId: string): Promise<MessageRecord | undefined> {
+  // No stored id holds a NUL (ids are ours or WhatsApp's), and PostgreSQL refuses one in a text parameter.
+  if (keyId.includes('\0')) return undefined;
   const row = await db
     .selectFrom('messages')
     .selectAll()
