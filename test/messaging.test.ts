@@ -183,9 +183,12 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       const a = await party(t, rx, 'pv-a');
       const b = await party(t, rx, 'pv-b');
       const privacy = { readreceipts: 'none', profile: 'all', status: 'contacts', online: 'all', last: 'contacts', groupadd: 'contacts' };
-      const p = await t.api('POST', `chat/updatePrivacySettings/${b.name}`, { body: privacy });
+      // Unknown keys are ignored: the answer and the store hold the six fields only.
+      const p = await t.api('POST', `chat/updatePrivacySettings/${b.name}`, { body: { ...privacy, junk: { deep: [1, 2, 3] } } });
       expect(p.status, JSON.stringify(p.body)).toBe(201);
       expect(p.body).toEqual({ update: 'success', data: privacy });
+      const stored = await t.services.store.db.selectFrom('instances').select('privacy').where('name', '=', b.name).executeTakeFirstOrThrow();
+      expect(JSON.parse(stored.privacy ?? '{}')).toEqual(privacy);
       const set = await t.api('POST', `settings/set/${b.name}`, { body: { readMessages: true } });
       expect(set.status).toBe(201);
 

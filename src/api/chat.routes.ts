@@ -56,7 +56,9 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     async (request, reply) => {
       const instance = pathInstance(request);
       assertSupported(instance.integration, 'privacy');
-      const data = { ...request.body };
+      // The six fields only: unknown keys of the body are ignored, neither stored nor echoed.
+      const { readreceipts, profile, status, online, last, groupadd } = request.body;
+      const data = { readreceipts, profile, status, online, last, groupadd };
       const connector = runtime.attach(instance);
       // Stored either way; a linked account gets it now, an unlinked one when it links.
       if (connector.state() === 'open') await connector.updatePrivacy(data);
@@ -100,7 +102,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     async (request, reply) => {
       const instance = pathInstance(request);
       const connector = linkedConnector(instance, 'marking messages read');
-      await connector.markRead(request.body.readMessages.map((m) => ({ remoteJid: toJid(m.remoteJid, 'remoteJid'), keyId: m.id })));
+      await connector.markRead(request.body.readMessages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
       return reply.status(201).send({ message: 'Read messages', read: 'success' });
     },
   );
