@@ -241,5 +241,49 @@ describe.each(targets)('API edges on $name', (target) => {
       });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     });
+
+    it('creates the way Evolution clients expect: websocket present means enabled, a WhatsApp Web number checked, "" as none', async () => {
+      const ws = await t.api('POST', 'instance/create', { body: { instanceName: 'ws-implied', websocket: { events: ['MESSAGES_UPSERT'] } } });
+      expect(ws.status, JSON.stringify(ws.body)).toBe(201);
+      expect((await t.api('GET', 'websocket/find/ws-implied')).body).toEqual({ enabled: true, events: ['MESSAGES_UPSERT'] });
+      const bad = await t.api('POST', 'instance/create', { body: { instanceName: 'web-bad-number', number: 'abc' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.response.message[0]).toMatch(/number must be a phone number with country code, 5 to 15 digits/);
+      expect(await names()).not.toContain('web-bad-number');
+      expect((await t.api('POST', 'instance/create', { body: { instanceName: 'web-no-number', number: '' } })).status).toBe(201);
+      const spelled = await t.api('POST', 'instance/create', { body: { instanceName: 'web-spelled', number: '+55 (11) 98888-7777' } });
+      expect(spelled.status).toBe(201);
+      const row = await t.services.store.db.selectFrom('instances').select('number').where('name', '=', 'web-spelled').executeTakeFirstOrThrow();
+      expect(row.number).toBe('5511988887777');
+    });
+
+    it('keeps the routing number of an EVOLUTION instance when connect is given a number (pairing codes are WhatsApp Web only)', async () => {
+      expect((await t.api('POST', 'instance/create', { body: { instanceName: 'evo-route', integration: 'EVOLUTION', number: 'evo-route-1' } })).status).toBe(201);
+      const connect = await t.api('GET', 'instance/connect/evo-route?number=5511999990001');
+      expect(connect.status).toBe(200);
+      expect(connect.body).toEqual({ instance: { instanceName: 'evo-route', state: 'open' } });
+      const row = await t.services.store.db.selectFrom('instances').select('number').where('name', '=', 'evo-route').executeTakeFirstOrThrow();
+      expect(row.number).toBe('evo-route-1');
+    });
+
+    it('answers concurrent creates with one token: one instance, the others told about the token, never about the name', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => t.api('POST', 'instance/create', { body: { instanceName: `same-token-${i}`, token: 'shared-token-0123456789' } })),
+      );
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      for (const lost of answers.filter((a) => a.status !== 201)) {
+        expect(lost.status).toBe(400);
+        expect(lost.body.response.message[0]).toMatch(/token is already the key of another instance/);
+      }
+      expect((await names()).filter((n) => n.startsWith('same-token-'))).toHaveLength(1);
+    });
+
+    it('says which filter does not match when fetchInstances is given a name and an id of different instances', async () => {
+      const one = await t.api('POST', 'instance/create', { body: { instanceName: 'filter-one' } });
+      await t.api('POST', 'instance/create', { body: { instanceName: 'filter-two' } });
+      const res = await t.api('GET', `instance/fetchInstances?instanceName=filter-two&instanceId=${one.body.instance.instanceId}`);
+      expect(res.status).toBe(404);
+      expect(res.body.response.message[0]).toBe(`Instance "filter-two" does not have the id "${one.body.instance.instanceId}"`);
+    });
   });
 });

@@ -6,7 +6,7 @@ import { badRequest, forbidden, notFound } from './errors.js';
 import { pathInstance } from './auth.js';
 import { createdAnswer, InstanceParams, settingsFields } from './schemas.js';
 import { defaultSettings, instanceNameProblem, integrations, mergeSettings, settingsSnake, type Instance, type Integration } from '../instances/model.js';
-import { parseSinkRequest, WebhookInput, WebsocketInput } from './sink-input.js';
+import { parseSinkRequest, WebhookInput } from './sink-input.js';
 import type { QrState } from '../connectors/connector.js';
 
 const CreateBody = Type.Object({
@@ -18,8 +18,8 @@ const CreateBody = Type.Object({
   businessId: Type.Optional(Type.String()),
   ...settingsFields,
   webhook: Type.Optional(WebhookInput),
-  websocket: Type.Optional(WebsocketInput),
   // As Evolution takes them at creation: present means enabled unless `enabled` says otherwise.
+  websocket: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
   rabbitmq: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
   nats: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
   webhookUrl: Type.Optional(Type.String()),
@@ -81,7 +81,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       const sinks = [];
       const name = body.instanceName;
       if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services, name));
-      if (body.websocket) sinks.push(parseSinkRequest('websocket', body.websocket, 'websocket', services, name));
+      if (body.websocket) sinks.push(parseSinkRequest('websocket', { enabled: true, ...body.websocket }, 'websocket', services, name));
       for (const kind of ['rabbitmq', 'nats'] as const) {
         const input = body[kind];
         if (input) sinks.push(parseSinkRequest(kind, { enabled: true, ...input }, kind, services, name));
@@ -146,7 +146,8 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       if (instanceName) list = list.filter((i) => i.name === instanceName);
       if (instanceId) list = list.filter((i) => i.id === instanceId);
       if ((instanceName || instanceId) && list.length === 0) {
-        throw notFound(`Instance "${instanceName ?? instanceId}" not found`);
+        const both = instanceName && instanceId && registry.byInstanceName(instanceName);
+        throw notFound(both ? `Instance "${instanceName}" does not have the id "${instanceId}"` : `Instance "${instanceName ?? instanceId}" not found`);
       }
       return list.map(present);
     },
@@ -159,8 +160,9 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     { ...withInstance, schema: { tags: ['instance'], summary: 'Connect (returns the QR code while linking)', params: InstanceParams, querystring: Type.Object({ number: Type.Optional(Type.String()) }) } },
     async (request) => {
       let instance = pathInstance(request);
-      // A number asks for a pairing code (WhatsApp Web) instead of scanning the QR code.
-      if (request.query.number && request.query.number !== instance.number) {
+      // A number asks for a pairing code (WhatsApp Web) instead of scanning the QR code. Other kinds keep their stored
+      // number (WHATSAPP-BUSINESS: the phone-number id; EVOLUTION: the routing id), whatever the query says.
+      if (instance.integration === 'WHATSAPP-BAILEYS' && request.query.number && request.query.number !== instance.number) {
         instance = await instances.updateNumber(instance, request.query.number);
       }
       const connector = await runtime.connect(instance);

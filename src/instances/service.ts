@@ -49,6 +49,8 @@ export class InstanceService {
       if (!input.token) throw badRequest('token is required for WHATSAPP-BUSINESS (the Meta access token)');
       if (!input.number) throw badRequest('number is required for WHATSAPP-BUSINESS (the phone-number id)');
     }
+    // WhatsApp Web takes the number for a pairing code: the same rule as connect's, checked before anything is stored.
+    const number = input.integration === 'WHATSAPP-BAILEYS' && input.number !== undefined ? pairingNumber(input.number) : input.number;
     let apikey = generateApiKey();
     if (input.token && input.integration !== 'WHATSAPP-BUSINESS') {
       if (input.token.length < minClientKeyLength) {
@@ -74,7 +76,7 @@ export class InstanceService {
           name: input.name,
           integration: input.integration,
           apikey,
-          number: input.number ?? null,
+          number: number ?? null,
           businessId: input.businessId ?? null,
           providerToken: businessToken ?? null,
           settings: input.settings,
@@ -87,6 +89,10 @@ export class InstanceService {
         return created;
       });
     } catch (error) {
+      // Two creates at once: the store's unique columns decide which one lost, and on what.
+      if (isUniqueViolation(error) && violatedColumn(error) === 'apikey_hash') {
+        throw badRequest('token is already the key of another instance; choose another or omit it');
+      }
       if (isUniqueViolation(error)) throw forbidden(`This name "${input.name}" is already in use.`);
       throw error;
     }
@@ -139,8 +145,8 @@ export class InstanceService {
 
   /** The phone number used for a pairing code (WhatsApp Web) on the next connection. */
   async updateNumber(instance: Instance, number: string): Promise<Instance> {
-    const digits = number.replace(/[\s+()-]/g, '');
-    if (!/^\d{5,15}$/.test(digits)) throw badRequest('number must be a phone number with country code, 5 to 15 digits');
+    const digits = pairingNumber(number);
+    if (!digits) throw badRequest('number must be a phone number with country code, 5 to 15 digits');
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
   }
 
@@ -151,6 +157,24 @@ export class InstanceService {
   async setSink(instance: Instance, kind: SinkKind, config: SinkConfig): Promise<void> {
     await inUnit(this.deps.db, (unit) => this.deps.sinks.set(unit, instance.id, kind, config));
   }
+}
+
+/** The column a unique violation is about, where the driver says (PostgreSQL's constraint and detail, SQLite's message). */
+function violatedColumn(error: unknown): string | undefined {
+  const e = error as { constraint?: string; detail?: string; message?: string };
+  const text = `${e?.constraint ?? ''} ${e?.detail ?? ''} ${e?.message ?? ''}`;
+  return /apikey_hash/.test(text) ? 'apikey_hash' : undefined;
+}
+
+/**
+ * The digits of a number for a WhatsApp Web pairing code (spaces, `+`, dashes and parentheses dropped); an empty
+ * one means none (clients send `""` for fields they leave out).
+ */
+function pairingNumber(number: string): string | undefined {
+  const digits = number.replace(/[\s+()-]/g, '');
+  if (digits === '') return undefined;
+  if (!/^\d{5,15}$/.test(digits)) throw badRequest('number must be a phone number with country code, 5 to 15 digits');
+  return digits;
 }
 
 function isUniqueViolation(error: unknown): boolean {
