@@ -221,6 +221,33 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect(onA.message.extendedTextMessage.contextInfo.stanzaId).toBe(keyId);
     });
 
+    it('quotes a reply without its own quote, and quotes and mentions on polls and lists', async () => {
+      const a = await party(t, rx, 'qc-a');
+      const b = await party(t, rx, 'qc-b');
+      const first = (await sendText(t, a, b.number, 'first')).body.key.id;
+      const second = (await sendText(t, a, b.number, 'second', { quoted: { key: { id: first } } })).body.key.id;
+      const third = await sendText(t, a, b.number, 'third', { quoted: { key: { id: second } } });
+      // The quoted reply comes without the message it quoted: a chain of quotes stays the size of one message.
+      expect(third.body.message.extendedTextMessage.contextInfo.quotedMessage).toEqual({ extendedTextMessage: { text: 'second' } });
+
+      const poll = await t.api('POST', `message/sendPoll/${a.name}`, {
+        body: { number: b.number, name: 'Lunch?', selectableCount: 1, values: ['yes', 'no'], quoted: { key: { id: first } }, mentioned: [b.number] },
+      });
+      expect(poll.status, JSON.stringify(poll.body)).toBe(201);
+      const pollContext = poll.body.message.pollCreationMessage.contextInfo;
+      expect(pollContext).toMatchObject({ stanzaId: first, quotedMessage: { conversation: 'first' }, mentionedJid: [`${b.number}@s.whatsapp.net`] });
+      expect(poll.body.contextInfo).toEqual(pollContext);
+      const list = await t.api('POST', `message/sendList/${a.name}`, {
+        body: { number: b.number, title: 'Menu', values: [{ title: 'Mains', rows: [{ title: 'Soup' }, { title: 'Salad' }] }], quoted: { key: { id: first } } },
+      });
+      expect(list.status, JSON.stringify(list.body)).toBe(201);
+      expect(list.body.message.pollCreationMessage.contextInfo).toMatchObject({ stanzaId: first, quotedMessage: { conversation: 'first' } });
+      // The recipient gets the quote with the poll.
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === poll.body.key.id), 10_000);
+      const received = upsertsOf(rx, b.name).find((e) => e.body.data.key.id === poll.body.key.id)!.body.data;
+      expect(received.message.pollCreationMessage.contextInfo.stanzaId).toBe(first);
+    });
+
     it('reaches a sandbox account linked with a Brazilian mobile number however the sender writes it', async () => {
       const a = await party(t, rx, 'br-a');
       const name = nextName('br-b');

@@ -162,9 +162,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.post('/message/sendPoll/:instance', route('Send a poll', PollBody), async (request, reply) => {
     const body = request.body;
-    return send(request, reply, 'poll', body, async () => {
+    return send(request, reply, 'poll', body, async (instance) => {
       const remoteJid = recipientJid(body.number);
-      return { remoteJid, ...pollContent(body.name, body.values, body.selectableCount) };
+      return { remoteJid, ...pollContent(body.name, body.values, body.selectableCount, undefined, await contextOf(instance, body)) };
     });
   });
 
@@ -183,7 +183,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         const options = sections.flatMap((section) => section.rows.map((row) => row.title));
         // Options named by where they were given (values[1].rows[0].title), not by their place in the flattened poll.
         const names = sections.flatMap((section, s) => section.rows.map((_, r) => `${field}[${s}].rows[${r}].title`));
-        return { remoteJid, ...pollContent(body.title, options, 1, { name: 'title', options: field, option: (i) => names[i] }) };
+        const fields = { name: 'title', options: field, option: (i: number) => names[i] };
+        return { remoteJid, ...pollContent(body.title, options, 1, fields, await contextOf(instance, body)) };
       });
     },
   );

@@ -24,7 +24,7 @@ export async function buildContextInfo(input: ContextInput, ownerJid: string | n
     if (!quotedMessage) {
       const found = await lookup(key.id);
       if (found) {
-        quotedMessage = found.content;
+        quotedMessage = withoutQuote(found.content);
         participant = found.fromMe ? (ownerJid ?? undefined) : (found.participant ?? found.remoteJid);
       }
     }
@@ -36,6 +36,25 @@ export async function buildContextInfo(input: ContextInput, ownerJid: string | n
     }
   }
   return Object.keys(contextInfo).length > 0 ? contextInfo : undefined;
+}
+
+/**
+ * A stored message as a quote: its own quote left out (as WhatsApp clients and Baileys do), so quoting a reply does
+ * not carry the whole conversation along and a chain of quotes stays the size of one message.
+ */
+function withoutQuote(content: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [type, value] of Object.entries(content)) {
+    if (value && typeof value === 'object' && !Array.isArray(value) && 'contextInfo' in value) {
+      const { contextInfo, ...rest } = value as Record<string, unknown>;
+      const kept = contextInfo && typeof contextInfo === 'object' ? { ...(contextInfo as Record<string, unknown>) } : undefined;
+      if (kept) for (const key of ['quotedMessage', 'stanzaId', 'participant', 'remoteJid']) delete kept[key];
+      out[type] = kept && Object.keys(kept).length > 0 ? { ...rest, contextInfo: kept } : rest;
+    } else {
+      out[type] = value;
+    }
+  }
+  return out;
 }
 
 export function textContent(text: string, contextInfo: Record<string, unknown> | undefined) {
@@ -94,7 +113,7 @@ export interface PollFields {
 
 const pollFields: PollFields = { name: 'name', options: 'values', option: (i) => `values[${i}]` };
 
-export function pollContent(name: string, options: string[], selectableCount: number, fields: PollFields = pollFields) {
+export function pollContent(name: string, options: string[], selectableCount: number, fields: PollFields = pollFields, contextInfo?: Record<string, unknown>) {
   if (name.trim() === '') throw badRequest(`${fields.name} must not be empty`);
   if (name.length > pollLimits.maxNameLength) throw badRequest(`${fields.name} must be at most ${pollLimits.maxNameLength} characters`);
   if (options.length < 2) throw badRequest(`${fields.options} must have at least 2 options`);
@@ -115,6 +134,7 @@ export function pollContent(name: string, options: string[], selectableCount: nu
         name,
         options: options.map((optionName) => ({ optionName })),
         selectableOptionsCount: selectableCount,
+        ...(contextInfo ? { contextInfo } : {}),
       },
     },
   };
