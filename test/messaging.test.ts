@@ -504,6 +504,21 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect(onB.message.extendedTextMessage.text).toBe('Hello status');
     });
 
+    it('sendStatus refuses an audience that is not people, and text or captions past the limit, naming the field', async () => {
+      const post = (body: Record<string, unknown>) => t.api('POST', `message/sendStatus/${a.name}`, { body: { type: 'text', content: 'hi', backgroundColor: '#008000', font: 1, ...body } });
+      const cases: [Record<string, unknown>, RegExp][] = [
+        [{ statusJidList: [b.number, '120363012345678901@g.us'] }, /statusJidList\[1\] "120363012345678901@g.us" is not a person/],
+        [{ statusJidList: ['status@broadcast'] }, /statusJidList\[0\] "status@broadcast" is not a person/],
+        [{ statusJidList: [b.number], content: 'x'.repeat(65537) }, /content must be at most 65536 characters for a text status/],
+        [{ statusJidList: [b.number], type: 'image', content: 'https://example.com/a.png', caption: 'x'.repeat(65537) }, /caption must be at most 65536 characters/],
+      ];
+      for (const [body, message] of cases) {
+        const res = await post(body);
+        expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+        expect(res.body.response.message.join(' ')).toMatch(message);
+      }
+    });
+
     it('sendStatus with allContacts reaches the chats A has messaged', async () => {
       const res = await t.api('POST', `message/sendStatus/${a.name}`, {
         body: { type: 'text', content: 'to everyone', backgroundColor: '#112233', font: 0, allContacts: true },

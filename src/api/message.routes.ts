@@ -9,19 +9,21 @@ import { InstanceParams, MessageResult, commonSendFields } from './schemas.js';
 import { assertSupported, type Operation } from '../connectors/capabilities.js';
 import type { Instance } from '../instances/model.js';
 import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from '../messages/compose.js';
-import { recipientJid, statusBroadcastJid, toJid } from '../messages/jid.js';
+import { recipientJid, statusBroadcastJid, statusViewerJid } from '../messages/jid.js';
 import type { BuiltMessage } from '../messages/send-service.js';
 import { findMessageByKey } from '../messages/records.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
 
-const TextBody = Type.Object({ ...commonSendFields, text: Type.String({ minLength: 1, maxLength: 65536 }) });
+/** Longest text, caption or text status taken (WhatsApp clients stop at 65,536 characters). */
+const maxTextLength = 65536;
+const TextBody = Type.Object({ ...commonSendFields, text: Type.String({ minLength: 1, maxLength: maxTextLength }) });
 
 const MediaBody = Type.Object({
   ...commonSendFields,
   mediatype: Type.Enum(['image', 'video', 'audio', 'document']),
   mimetype: Type.Optional(Type.String()),
-  caption: Type.Optional(Type.String({ maxLength: 65536 })),
+  caption: Type.Optional(Type.String({ maxLength: maxTextLength })),
   media: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL' }),
   fileName: Type.Optional(Type.String({ maxLength: 255 })),
 });
@@ -49,8 +51,8 @@ const PollBody = Type.Object({
 
 const StatusBody = Type.Object({
   type: Type.Enum(['text', 'image', 'video', 'audio']),
-  content: Type.String({ minLength: 1 }),
-  caption: Type.Optional(Type.String()),
+  content: Type.String({ minLength: 1, description: 'The text of a text status (at most 65,536 characters), else the media (URL, base64 or data URL)' }),
+  caption: Type.Optional(Type.String({ maxLength: maxTextLength })),
   backgroundColor: Type.Optional(Type.String()),
   font: Type.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
   allContacts: Type.Optional(Type.Boolean()),
@@ -207,10 +209,11 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         if (!body.statusJidList || body.statusJidList.length === 0) {
           throw badRequest('statusJidList is required (numbers or addresses who may see the status) unless allContacts is true');
         }
-        statusJidList = body.statusJidList.map((n, i) => toJid(n, `statusJidList[${i}]`));
+        statusJidList = body.statusJidList.map((n, i) => statusViewerJid(n, `statusJidList[${i}]`));
       }
       const base = { remoteJid: statusBroadcastJid, statusJidList, participant: instance.ownerJid ?? '' };
       if (body.type === 'text') {
+        if (body.content.length > maxTextLength) throw badRequest(`content must be at most ${maxTextLength} characters for a text status`);
         if (!body.backgroundColor) throw badRequest('backgroundColor is required for a text status (e.g. #008000)');
         if (body.font === undefined) throw badRequest('font is required for a text status (0 to 5)');
         return { ...base, ...statusTextContent(body.content, body.backgroundColor, body.font) };

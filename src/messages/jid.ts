@@ -56,3 +56,12 @@ export function recipientJid(input: string, field = 'number'): string {
   if (jid === statusBroadcastJid) throw badRequest(`${field} ${statusBroadcastJid} is the status feed: post statuses with /message/sendStatus, which takes their audience`);
   return jid;
 }
+
+/** One viewer of a status: a person (a number, or a user or LID address); groups, lists and feeds see no statuses. */
+export function statusViewerJid(input: string, field: string): string {
+  const jid = toJid(input, field);
+  if (!jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) {
+    throw badRequest(`${field} "${input}" is not a person: a status is shown to people (phone numbers or their addresses), not to groups, lists or the status feed`);
+  }
+  return jid;
+}
