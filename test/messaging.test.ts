@@ -309,7 +309,8 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       t = await startApp(target);
       rx = await startReceiver();
       a = await party(t, rx, 'shape-a');
-      b = await party(t, rx, 'shape-b');
+      // b views statuses (readStatus on); the status tests post to it.
+      b = await party(t, rx, 'shape-b', { readStatus: true });
     });
     afterAll(async () => {
       await t?.close();
@@ -517,6 +518,18 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
         expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
         expect(res.body.response.message.join(' ')).toMatch(message);
       }
+    });
+
+    it('a status to a viewer with readStatus off is delivered but raises no event there (readStatus on: seen and read)', async () => {
+      const quiet = await party(t, rx, 'shape-quiet');
+      const res = await t.api('POST', `message/sendStatus/${a.name}`, {
+        body: { type: 'text', content: 'quiet status', backgroundColor: '#008000', font: 1, statusJidList: [quiet.number, b.number] },
+      });
+      expectRecord(res, 'status@broadcast');
+      const keyId = res.body.key.id;
+      await rx.waitFor(() => statusesOf(rx, a.name, keyId).includes('READ'), 10_000);
+      expect(upsertsOf(rx, b.name).some((e) => e.body.data.key.id === keyId)).toBe(true);
+      expect(upsertsOf(rx, quiet.name).some((e) => e.body.data.key.id === keyId)).toBe(false);
     });
 
     it('sendStatus with allContacts reaches the chats A has messaged', async () => {

@@ -98,7 +98,12 @@ export class SandboxRouter {
     for (const address of audience) {
       const target = this.recipient(address);
       if (!target) continue;
-      await host.messageReceived(target.party.instanceId, this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid));
+      // A viewer with readStatus off ignores statuses (no event), as the WhatsApp connectors do; its phone still
+      // acknowledges the delivery.
+      const viewer = this.deps.lookup.byId(target.instance.id) ?? target.instance;
+      if (viewer.settings.readStatus) {
+        await host.messageReceived(target.party.instanceId, this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid));
+      }
       viewers.push(target.instance);
     }
     if (viewers.length === 0) return;
