@@ -108,6 +108,23 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       }
     });
 
+    it('leaves no event settings behind for an instance deleted while they were being set', async () => {
+      for (let round = 0; round < 4; round++) {
+        const name = `race-${round}`;
+        expect((await t.api('POST', 'instance/create', { body: { instanceName: name } })).status).toBe(201);
+        const [deleted, webhook, websocket] = await Promise.all([
+          t.api('DELETE', `instance/delete/${name}`),
+          t.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url: `${receiver.url}/race`, events: [] } } }),
+          t.api('POST', `websocket/set/${name}`, { body: { websocket: { enabled: true, events: [] } } }),
+        ]);
+        expect(deleted.status).toBe(200);
+        for (const set of [webhook, websocket]) expect([201, 404]).toContain(set.status);
+      }
+      const db = t.services.store.db;
+      const orphans = await db.selectFrom('event_sinks').leftJoin('instances', 'instances.id', 'event_sinks.instance_id').select('event_sinks.instance_id').where('instances.id', 'is', null).execute();
+      expect(orphans).toEqual([]);
+    });
+
     it('does not announce a logout when deleting an instance that was never linked', async () => {
       const created = await t.api('POST', 'instance/create', {
         body: { instanceName: 'unlinked-bye', webhook: { url: `${receiver.url}/unlinked-bye`, events: [] } },

@@ -4,6 +4,7 @@ import type { Db } from '../store/db.js';
 import type { InstancesTable } from '../store/schema.js';
 import type { Unit } from '../store/unit.js';
 import type { SecretsBox } from '../util/secrets-box.js';
+import { notFound } from '../api/errors.js';
 import { hashApiKey } from './keys.js';
 import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from './model.js';
 
@@ -230,6 +231,15 @@ export class InstanceRegistry {
       .where('id', '=', instance.id)
       .execute();
     return this.patchAfterCommit(unit, instance, apply);
+  }
+
+  /**
+   * Locks the instance's row for the rest of the unit, or throws a 404 when it is gone: a change racing a delete (on
+   * this node or another) waits for it and then finds nothing (PostgreSQL row lock; SQLite has one writer).
+   */
+  async claim(unit: Unit, instance: Instance): Promise<void> {
+    const claimed = await unit.tx.updateTable('instances').set({ updated_at: Date.now() }).where('id', '=', instance.id).executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) throw notFound(`The "${instance.name}" instance does not exist`);
   }
 
   /** Removes the instance and everything stored for it. */

@@ -124,10 +124,9 @@ export class InstanceService {
   private async removeNow(instance: Instance): Promise<void> {
     await this.deps.runtime.detach(instance);
     await inUnit(this.deps.db, async (unit) => {
-      // Claims the row first: a delete on another node waits for this one (PostgreSQL row lock; SQLite has one
-      // writer) and then finds nothing, so the farewell events are written once.
-      const claimed = await unit.tx.updateTable('instances').set({ updated_at: Date.now() }).where('id', '=', instance.id).executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) === 0) throw notFound(`The "${instance.name}" instance does not exist`);
+      // Claimed first: a delete on another node waits for this one and then finds nothing, so the farewell events
+      // are written once.
+      await this.deps.registry.claim(unit, instance);
       const source = eventSourceOf(instance, (i) => this.deps.registry.apikeyOf(i));
       // The instance's own webhook gets these too, with its settings as they are now (they go with the instance).
       this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id }, { farewell: true });
@@ -154,8 +153,12 @@ export class InstanceService {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updatePrivacy(unit, instance, privacy));
   }
 
+  /** Sets an event destination; an instance deleted meanwhile (here or on another node) is a 404, nothing stored. */
   async setSink(instance: Instance, kind: SinkKind, config: SinkConfig): Promise<void> {
-    await inUnit(this.deps.db, (unit) => this.deps.sinks.set(unit, instance.id, kind, config));
+    await inUnit(this.deps.db, async (unit) => {
+      await this.deps.registry.claim(unit, instance);
+      await this.deps.sinks.set(unit, instance.id, kind, config);
+    });
   }
 }
 
