@@ -238,6 +238,21 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({ headers: {}, webhookByEvents: false, webhookBase64: false });
     });
 
+    it('sends the credentials of a webhook URL as basic authentication, unless the headers carry their own', async () => {
+      const withCredentials = receiver.url.replace('http://', 'http://hook-user:p%40ss@');
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'basic', integration: 'SANDBOX', number: '5511966660018', webhook: { url: `${withCredentials}/basic`, events: ['MESSAGES_UPSERT'] } },
+      });
+      expect(created.status).toBe(201);
+      await inject('basic', 'with credentials');
+      await until(() => upserts('/basic').length === 1);
+      expect(upserts('/basic')[0].headers.authorization).toBe(`Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
+      await t.api('POST', 'webhook/set/basic', { body: { webhook: { enabled: true, url: `${withCredentials}/basic`, headers: { Authorization: 'Bearer own' }, events: ['MESSAGES_UPSERT'] } } });
+      await inject('basic', 'own header');
+      await until(() => upserts('/basic').length === 2);
+      expect(upserts('/basic')[1].headers.authorization).toBe('Bearer own');
+    });
+
     it("accepts the interface's documented webhook headers at creation, Content-Type included", async () => {
       const created = await t.api('POST', 'instance/create', {
         body: {

@@ -1,4 +1,5 @@
 // Delivers queued webhook deliveries: one ordered lane per (target, instance), lanes run concurrently, state kept in the store.
+import { stopController } from '../../util/stop-controller.js';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
@@ -56,7 +57,7 @@ export class WebhookDispatcher {
   private readonly logger: Logger;
   private readonly rules: RetryRules;
   private readonly sender: OrderedSender;
-  private stopping = new AbortController();
+  private stopping = stopController();
   /** Per lane key: how often deliveries were queued in it (wrapping is harmless: only changes are compared). */
   private readonly generations = new Map<string, number>();
 
@@ -74,7 +75,7 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    if (this.stopping.signal.aborted) this.stopping = new AbortController();
+    if (this.stopping.signal.aborted) this.stopping = stopController();
     this.sender.start();
     this.scheduler.start();
   }

@@ -62,7 +62,7 @@ export function postWebhook(attempt: HttpAttempt): Promise<HttpResult> {
     };
     if (attempt.signal.aborted) return finish({ kind: 'aborted' });
     attempt.signal.addEventListener('abort', stop, { once: true });
-    let target: { origin: string; path: string };
+    let target: Target;
     try {
       target = targetOf(attempt.url);
     } catch (error) {
@@ -74,7 +74,7 @@ export function postWebhook(attempt: HttpAttempt): Promise<HttpResult> {
           origin: target.origin,
           path: target.path,
           method: 'POST',
-          headers: attempt.headers,
+          headers: target.authorization ? withBasicAuth(attempt.headers, target.authorization) : attempt.headers,
           body: attempt.body,
           headersTimeout: attempt.timeoutMs,
           bodyTimeout: attempt.timeoutMs,
@@ -111,20 +111,37 @@ export function postWebhook(attempt: HttpAttempt): Promise<HttpResult> {
   });
 }
 
+interface Target {
+  origin: string;
+  path: string;
+  /** `Basic …` from credentials in the URL (`https://user:pass@host/…`), sent as axios and browsers do. */
+  authorization?: string;
+}
+
 /** Origin and path of a webhook URL, parsed once per URL (a lane posts to the same few URLs again and again). */
-const targets = new Map<string, { origin: string; path: string }>();
+const targets = new Map<string, Target>();
 const maxTargets = 1_000;
 
-function targetOf(url: string): { origin: string; path: string } {
+function targetOf(url: string): Target {
   let target = targets.get(url);
   if (!target) {
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`unsupported protocol ${parsed.protocol}`);
     target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (parsed.username || parsed.password) {
+      const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+      target.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
     if (targets.size >= maxTargets) targets.clear();
     targets.set(url, target);
   }
   return target;
+}
+
+/** The headers with the URL's credentials, unless the webhook's own headers already say how to authenticate. */
+function withBasicAuth(headers: Record<string, string>, authorization: string): Record<string, string> {
+  for (const name in headers) if (name.toLowerCase() === 'authorization') return headers;
+  return { ...headers, Authorization: authorization };
 }
 
 /** A short description of a network error: its code and message, cause included. */

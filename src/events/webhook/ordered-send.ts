@@ -1,4 +1,5 @@
 // Sends a lane's prepared webhook requests one after the other and stops where the lane must wait.
+import { stopController } from '../../util/stop-controller.js';
 import type { Dispatcher } from 'undici';
 import { postWebhook } from './http-attempt.js';
 import { judge, type Verdict } from './outcome.js';
@@ -55,7 +56,7 @@ export async function sendInOrder(
 
 /** Sends on this thread's event loop. */
 export class InProcessSender implements OrderedSender {
-  private stopping = new AbortController();
+  private stopping = stopController();
 
   constructor(
     private readonly rules: SendRules,
@@ -63,7 +64,7 @@ export class InProcessSender implements OrderedSender {
   ) {}
 
   start(): void {
-    if (this.stopping.signal.aborted) this.stopping = new AbortController();
+    if (this.stopping.signal.aborted) this.stopping = stopController();
   }
 
   send(requests: WebhookRequest[], startBefore: number): Promise<Verdict[]> {

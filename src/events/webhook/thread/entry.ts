@@ -1,4 +1,5 @@
 // The webhook sending thread: sends each lane's requests in order on its own event loop and answers the verdicts.
+import { stopController } from '../../../util/stop-controller.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { sharedGuardedDispatcher } from '../../../net/guarded-dispatcher.js';
 import { sendInOrder } from '../ordered-send.js';
@@ -8,7 +9,7 @@ if (!parentPort) throw new Error('the webhook sending thread must run as a worke
 const port = parentPort;
 const settings = workerData as ThreadSettings;
 const http = sharedGuardedDispatcher(settings.denyPrivate);
-const stopping = new AbortController();
+const stopping = stopController();
 const inFlight = new Set<Promise<void>>();
 const tell = (message: FromThread) => port.postMessage(message);
 
