@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.js';
 import { registerAuth } from './api/auth.js';
 import { registerCors } from './api/cors.js';
-import { frameworkErrorHandler, registerErrorHandling } from './api/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './api/error-handler.js';
 import { lazyRequestLoggers } from './api/request-logger.js';
 import { registerJsonBodyParser } from './api/json-body.js';
 import { instanceRoutes } from './api/instance.routes.js';
@@ -37,6 +37,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     childLoggerFactory: lazyRequestLoggers,
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   base.removeContentTypeParser('text/plain');
   registerJsonBodyParser(base);

@@ -285,5 +285,15 @@ describe.each(targets)('API edges on $name', (target) => {
       expect(res.status).toBe(404);
       expect(res.body.response.message[0]).toBe(`Instance "filter-two" does not have the id "${one.body.instance.instanceId}"`);
     });
+
+    it('answers requests refused before routing (headers too large) in the error envelope', async () => {
+      const res = await fetch(`${t.url}/messenger/instance/fetchInstances`, { headers: { apikey: t.globalKey, 'Idempotency-Key': 'k'.repeat(20_000) } });
+      expect(res.status).toBe(431);
+      expect(await res.json()).toEqual({
+        status: 431,
+        error: 'Request Header Fields Too Large',
+        response: { message: [expect.stringMatching(/request headers are too large/)] },
+      });
+    });
   });
 });

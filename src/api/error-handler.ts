@@ -1,4 +1,6 @@
 // Renders every failure in Evolution's error envelope; unexpected errors are logged and answered 500 without details.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope } from './errors.js';
 import { ProviderError, UnsupportedOperationError } from '../connectors/connector.js';
@@ -56,4 +58,24 @@ export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequ
         ? 'a path parameter is too long: instance names are 1 to 64 characters'
         : error.message;
   void reply.status(400).send(envelope(400, [message]));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (headers too large, a malformed request line, a
+ * client too slow to send its request), answered in the same envelope as every other error, then the connection
+ * closed as Node does.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'the request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'the request headers are too large (16 KB in all at most); shorten them, e.g. the Idempotency-Key (255 characters at most)']
+        : [400, 'the request is not valid HTTP'];
+  const body = JSON.stringify(envelope(status, [message]));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
