@@ -1,6 +1,6 @@
 // Instance management, authentication, settings, webhook/websocket configuration and errors, over HTTP on both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
 
 const targets = await storeTargets();
 
@@ -245,8 +245,9 @@ describe.each(targets)('API on $name', (target) => {
       const announced = receiver.of('send.message', 'evo-1')[0].body.data;
       expect(announced).toMatchObject({ key: { remoteJid: '5511955554444@s.whatsapp.net', fromMe: true }, message: { conversation: 'recorded' } });
       expect(receiver.of('connection.update', 'evo-1')[0].body.data).toMatchObject({ state: 'open' });
-      const row = await t.services.store.db.selectFrom('messages').select('status').where('key_id', '=', sent.body.key.id).executeTakeFirstOrThrow();
-      expect(row.status).toBe('SERVER_ACK');
+      // send.message goes out as the send leaves the queue; SERVER_ACK is stored by the write that follows.
+      const status = async () => (await t.services.store.db.selectFrom('messages').select('status').where('key_id', '=', sent.body.key.id).executeTakeFirstOrThrow()).status;
+      expect(await until(async () => ((await status()) === 'SERVER_ACK' ? 'SERVER_ACK' : undefined))).toBe('SERVER_ACK');
     });
 
     it('deletes an instance with everything stored for it', async () => {
