@@ -958,6 +958,27 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       await rx.waitFor(() => statusesOf(rx, name, keyId).includes('DELIVERY_ACK'), 10_000);
       expect(statusesOf(rx, name, keyId)).toEqual(['SERVER_ACK', 'DELIVERY_ACK']);
     });
+    it('names the poster of a status queued before linking once it leaves (send.message and the stored record)', async () => {
+      const b = await party(t, rx, 'ulst-b', { readStatus: true });
+      const name = nextName('ulst-a');
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
+      expect(created.status).toBe(201);
+      await setWebhook(t, name, rx.url);
+      const res = await t.api('POST', `message/sendStatus/${name}`, { body: { type: 'text', content: 'early status', backgroundColor: '#008000', font: 1, statusJidList: [b.number] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      // Nobody to name yet: the account is not linked.
+      expect(res.body.participant).toBe('');
+      const connect = await t.api('GET', `instance/connect/${name}`);
+      const scan = await t.api('POST', 'sandbox/scan', { body: { code: connect.body.code, number: nextNumber(), profileName: 'Early Bird' } });
+      const owner = scan.body.instance.owner as string;
+      await rx.waitFor(() => rx.of('send.message', name).some((e) => e.body.data.key.id === res.body.key.id), 15_000);
+      const announced = rx.of('send.message', name).find((e) => e.body.data.key.id === res.body.key.id)!.body.data;
+      expect(announced).toMatchObject({ participant: owner, pushName: 'Early Bird' });
+      const row = await t.services.store.db.selectFrom('messages').select(['participant', 'push_name']).where('key_id', '=', res.body.key.id).executeTakeFirstOrThrow();
+      expect(row).toEqual({ participant: owner, push_name: 'Early Bird' });
+      await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === res.body.key.id), 10_000);
+    });
+
     it('delivers a long queue to one chat in batches: in order, each announced once by send.message before its SERVER_ACK', async () => {
       const b = await party(t, rx, 'lq-b');
       const name = nextName('lq-a');

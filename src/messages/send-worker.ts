@@ -257,8 +257,21 @@ export class SendWorkers {
     const source = eventSourceOf(instance, this.deps.apikeyOf);
     for (const row of rows) {
       const record = storedMessages.get(row);
-      if (record) this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(record));
+      if (!record) continue;
+      this.fillSender(unit, instance, record);
+      this.deps.events.emit(unit, source, 'SEND_MESSAGE', presentMessage(record));
     }
+  }
+
+  /**
+   * A status posted before its instance was linked was stored without its poster (`participant: ""`): it leaves as the
+   * account it is sent from, so the record and its events name it from here on.
+   */
+  private fillSender(unit: WriteUnit, instance: Instance, record: MessageRecord): void {
+    if (record.participant !== '' || !instance.ownerJid) return;
+    record.participant = instance.ownerJid;
+    if (!record.pushName && instance.profileName) record.pushName = instance.profileName;
+    unit.write(this.deps.db.updateTable('messages').set({ participant: record.participant, push_name: record.pushName }).where('id', '=', record.id));
   }
 
   /**
@@ -294,7 +307,10 @@ export class SendWorkers {
     await inWriteUnit(db, (unit) => {
       unit.write(db.updateTable('send_queue').set({ attempts: row.attempts + 1 }).where('seq', '=', row.seq));
       // send.message announces the first attempt only; retries are the same message leaving again.
-      if (record && row.attempts === 0) this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(record));
+      if (record && row.attempts === 0) {
+        this.fillSender(unit, instance, record);
+        this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(record));
+      }
     });
     const attempt = row.attempts + 1;
     const signal = this.aborts.get(instanceId)?.signal;
