@@ -278,6 +278,21 @@ describe.each(targets)('API edges on $name', (target) => {
       expect((await names()).filter((n) => n.startsWith('same-token-'))).toHaveLength(1);
     });
 
+    it('says a repeated query parameter must be given once, and shows a UTF-8 Idempotency-Key as written', async () => {
+      const twice = await t.api('GET', 'instance/fetchInstances?instanceName=a&instanceName=b');
+      expect(twice.status).toBe(400);
+      expect(twice.body.response.message).toEqual(['instanceName must be given once']);
+      const created = await t.api('POST', 'instance/create', { body: { instanceName: 'utf8-key', integration: 'SANDBOX', number: '5511977710005' } });
+      const key = created.body.hash.apikey as string;
+      // fetch sends header bytes as given: UTF-8 for this key, which Node reads as Latin-1.
+      const idem = Buffer.from('ключ🔑', 'utf8').toString('latin1');
+      const first = await t.api('POST', 'message/sendText/utf8-key', { key, headers: { 'Idempotency-Key': idem }, body: { number: '5511977710006', text: 'one' } });
+      expect(first.status).toBe(201);
+      const other = await t.api('POST', 'message/sendText/utf8-key', { key, headers: { 'Idempotency-Key': idem }, body: { number: '5511977710006', text: 'two' } });
+      expect(other.status).toBe(422);
+      expect(other.body.response.message[0]).toContain('Idempotency-Key "ключ🔑" was already used');
+    });
+
     it('says which filter does not match when fetchInstances is given a name and an id of different instances', async () => {
       const one = await t.api('POST', 'instance/create', { body: { instanceName: 'filter-one' } });
       await t.api('POST', 'instance/create', { body: { instanceName: 'filter-two' } });

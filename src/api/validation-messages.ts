@@ -31,6 +31,8 @@ export function describeValidationError(error: SchemaError, context: string): st
     case 'type': {
       const type = String(p.type).replace(',', ' or ');
       if (field === 'body') return 'body must be a JSON object';
+      // A query parameter is text; one that is not was given more than once (?a=1&a=2 arrives as a list).
+      if (context === 'querystring' && type === 'string') return `${field} must be given once`;
       return `${field} must be ${article(type === 'object' ? 'object' : type === 'array' ? 'array' : type)}`;
     }
     case 'enum':

@@ -30,7 +30,7 @@ export function toJid(input: string, field = 'number'): string {
   let digits = value.replace(/\D/g, '');
   if (digits.length < 5 || digits.length > 24) {
     throw badRequest(
-      `${field} must be a phone number with country code (5 to 15 digits, e.g. 5511999999999), a group id or a full address such as 5511999999999@s.whatsapp.net`,
+      `${field} must be a phone number with country code (5 to 17 digits, e.g. 5511999999999), a group id (18 digits or more) or a full address such as 5511999999999@s.whatsapp.net`,
     );
   }
   if (digits.length >= 18) return `${digits}@g.us`;

@@ -108,12 +108,19 @@ export class SendService {
       return undefined;
     }
     if (existing.requestHash !== requestHash) {
-      throw unprocessable(`Idempotency-Key "${key}" was already used with a different request; use a new key for a new send`);
+      throw unprocessable(`Idempotency-Key "${readableHeader(key)}" was already used with a different request; use a new key for a new send`);
     }
     const present = presentMessage(existing.record);
     // The answer replays the acknowledgement as first given.
     return { ...present, status: 'PENDING' };
   }
+}
+
+/** A header value as the client wrote it: Node reads header bytes as Latin-1, so UTF-8 text shows as mojibake. */
+function readableHeader(value: string): string {
+  if (!/[\u0080-\u00ff]/.test(value) || /[^\u0000-\u00ff]/.test(value)) return value;
+  const decoded = Buffer.from(value, 'latin1').toString('utf8');
+  return decoded.includes('\ufffd') ? value : decoded;
 }
 
 function hashRequest(route: string, body: unknown): string {
