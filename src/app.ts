@@ -60,7 +60,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         title: 'Switchboard API',
         version,
         description:
-          'Evolution API v2 compatible messaging gateway. Every route needs the `apikey` header (the global key, or an instance key for its own instance), except `/`, `/health`, these docs and the sandbox media files. Errors answer `{status, error, response: {message: [...]}}` with 400, 401, 403, 404, 413, 415 or 422.',
+          'Evolution API v2 compatible messaging gateway. Every route needs the `apikey` header (the global key, or an instance key for its own instance), except `/`, `/health`, these docs and the sandbox media files. Errors answer `{status, error, response: {message: [...]}}` with 400, 401, 403, 404, 413, 415, 422 or 431.',
       },
       components: { securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey' } } },
       security: [{ apikey: [] }],
