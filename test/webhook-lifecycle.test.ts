@@ -247,10 +247,21 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       await inject('basic', 'with credentials');
       await until(() => upserts('/basic').length === 1);
       expect(upserts('/basic')[0].headers.authorization).toBe(`Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
+      // The password is not shown again: not in the envelope, webhook/find or the delivery log.
+      const hidden = receiver.url.replace('http://', 'http://hook-user:***@');
+      expect(upserts('/basic')[0].body.destination).toBe(`${hidden}/basic`);
+      const found = (await t.api('GET', 'webhook/find/basic')).body;
+      expect(found.url).toBe(`${hidden}/basic`);
+      expect((await deliveries('basic')).every((d) => !d.url.includes('p%40ss'))).toBe(true);
+      // Sent back as shown (a read-modify-write client), the stored password stays.
+      await t.api('POST', 'webhook/set/basic', { body: { webhook: { ...found, enabled: true, headers: undefined } } });
+      await inject('basic', 'after a round trip');
+      await until(() => upserts('/basic').length === 2);
+      expect(upserts('/basic')[1].headers.authorization).toBe(`Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
       await t.api('POST', 'webhook/set/basic', { body: { webhook: { enabled: true, url: `${withCredentials}/basic`, headers: { Authorization: 'Bearer own' }, events: ['MESSAGES_UPSERT'] } } });
       await inject('basic', 'own header');
-      await until(() => upserts('/basic').length === 2);
-      expect(upserts('/basic')[1].headers.authorization).toBe('Bearer own');
+      await until(() => upserts('/basic').length === 3);
+      expect(upserts('/basic')[2].headers.authorization).toBe('Bearer own');
     });
 
     it("accepts the interface's documented webhook headers at creation, Content-Type included", async () => {

@@ -7,6 +7,7 @@ import { badRequest, notFound } from './errors.js';
 import { createdAnswer, InstanceParams } from './schemas.js';
 import { parseSinkRequest, WebhookInput, type RawSinkInput } from './sink-input.js';
 import { webhookOptions } from '../events/sink-configs.js';
+import { redactUrl, restoreHiddenPassword } from '../events/webhook/urls.js';
 import { InvalidCursorError, listDeliveries, redeliver, type DeliveryScope } from '../events/webhook/log.js';
 import type { FastifyRequest } from 'fastify';
 
@@ -48,6 +49,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         if (input.headers === undefined) options.headers = kept.headers;
         if (input.byEvents === undefined && input.webhookByEvents === undefined) options.byEvents = kept.byEvents;
         if (input.base64 === undefined && input.webhookBase64 === undefined) options.base64 = kept.base64;
+        // The URL as webhook/find shows it (password hidden) sent back: the stored password stays.
+        if (typeof options.url === 'string') options.url = restoreHiddenPassword(options.url, kept.url);
       }
       await services.instances.setSink(instance, 'webhook', parsed.config);
       const options = webhookOptions(parsed.config);
@@ -55,7 +58,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         webhook: {
           instanceName: instance.name,
           webhook: {
-            url: options.url,
+            url: redactUrl(options.url),
             events: parsed.config.events,
             enabled: parsed.config.enabled,
             webhookByEvents: options.byEvents,
@@ -77,7 +80,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const options = webhookOptions(config);
       return {
         enabled: config.enabled,
-        url: options.url,
+        // Like header values, a password in the URL is not shown again.
+        url: redactUrl(options.url),
         events: config.events,
         webhookByEvents: options.byEvents,
         webhookBase64: options.base64,

@@ -4,7 +4,7 @@ import type { Db } from '../../store/db.js';
 import type { SecretsBox } from '../../util/secrets-box.js';
 import { webhookOptions, type SinkConfigs, type WebhookOptions } from '../sink-configs.js';
 import { storedWebhook, type DeliveryRow } from './queries.js';
-import { globalWebhookUrl, instanceWebhookUrl, withEventSuffix } from './urls.js';
+import { globalWebhookUrl, instanceWebhookUrl, redactUrl, withEventSuffix } from './urls.js';
 import type { EventName } from '../catalog.js';
 
 export type Destination =
@@ -45,7 +45,7 @@ export async function resolveDestination(row: DeliveryRow, deps: DestinationDeps
     const url = globalWebhookUrl(deps.config, event) ?? row.url;
     const own = row.instance_id === null ? undefined : deps.sinks.get(row.instance_id, 'webhook');
     const ownUrl = own ? webhookOptions(own).url : '';
-    const destination = ownUrl || (deps.config.webhookGlobalUrl ? withEventSuffix(deps.config.webhookGlobalUrl, event) : url);
+    const destination = redactUrl(ownUrl || (deps.config.webhookGlobalUrl ? withEventSuffix(deps.config.webhookGlobalUrl, event) : url));
     return { kind: 'send', url, destination, headers: {}, secret: globalSecret, base64: false };
   }
   if (row.instance_id === null) return { kind: 'cancel', reason: 'instance webhook removed (delivery has no instance)' };
@@ -65,7 +65,7 @@ export async function resolveDestination(row: DeliveryRow, deps: DestinationDeps
   return {
     kind: 'send',
     url,
-    destination: hook.options.url,
+    destination: redactUrl(hook.options.url),
     headers: hook.options.headers,
     secret: secretSealed ? deps.box.open(secretSealed) : globalSecret,
     base64: hook.options.base64,

@@ -1,4 +1,5 @@
 // The delivery log of an instance (newest first, cursor paged) and redelivery of its deliveries.
+import { redactUrl } from './urls.js';
 import type { Db } from '../../store/db.js';
 import type { DeliveryTarget } from '../writer.js';
 import { deliveryStates, type DeliveryRow, type DeliveryState } from './queries.js';
@@ -102,7 +103,7 @@ function view(row: DeliveryRow): DeliveryView {
     eventId: row.event_id,
     event: row.event,
     target: row.target as DeliveryTarget,
-    url: row.url,
+    url: redactUrl(row.url),
     status,
     attempts: row.attempts,
     lastStatus: row.last_status,

@@ -32,3 +32,33 @@ export function withEventSuffix(url: string, event: EventName): string {
   parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/${eventSuffix(event)}`;
   return parsed.toString();
 }
+
+/**
+ * The URL with its password hidden (`https://user:***@host/…`), for everything but the request itself: API answers,
+ * the delivery log and the envelope's `destination`, which may be copied to the global webhook.
+ */
+export function redactUrl(url: string): string {
+  if (!url.includes('@')) return url;
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** `url` with the password of `stored` where `url` carries the hidden one (`***`) for the same user at the same host. */
+export function restoreHiddenPassword(url: string, stored: string): string {
+  if (!url.includes(':***@')) return url;
+  try {
+    const given = new URL(url);
+    const previous = new URL(stored);
+    if (given.password !== '***' || given.host !== previous.host || given.username !== previous.username || !previous.password) return url;
+    given.password = previous.password;
+    return given.toString();
+  } catch {
+    return url;
+  }
+}
