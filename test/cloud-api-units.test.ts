@@ -114,6 +114,16 @@ describe('inbound mapping', () => {
     expect(changesOf({ entry: 'x' })).toEqual([]);
   });
 
+  it("takes Meta's type and status names as data, never as Object.prototype members", () => {
+    expect(['constructor', '__proto__', 'toString'].map((status) => statusOf({ status }))).toEqual([null, null, null]);
+    for (const type of ['constructor', 'toString', '__proto__']) {
+      const inbound = toInboundMessage({ id: 'wamid.P', from: '5511999990001', timestamp: '1700000000', type }, [], new Map());
+      expect(inbound, type).not.toBeNull();
+      expect(typeof inbound!.messageType).toBe('string');
+      expect(JSON.parse(JSON.stringify(inbound!.content))).toBeTypeOf('object');
+    }
+  });
+
   it('maps statuses, leaving out those without an equivalent', () => {
     expect(['sent', 'delivered', 'read', 'played', 'failed', 'deleted', 'warning'].map((status) => statusOf({ status }))).toEqual([
       'SERVER_ACK',

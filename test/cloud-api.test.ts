@@ -925,6 +925,33 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
 
     // ---- through the API, once the core builds this connector for WHATSAPP-BUSINESS ----
 
+    it('through the API: a Graph outage on markMessageAsRead is a 503 to retry; a delayed or unlinked send is answered at once', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.runtime.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      graph.answerNext(new RegExp(`/${phoneA}/messages$`), graphError(500, 131000, 'Something went wrong', 'Something went wrong'));
+      const read = await t.api('POST', `chat/markMessageAsRead/${instance.name}`, {
+        key: apikey,
+        body: { readMessages: [{ remoteJid: `${customer}@s.whatsapp.net`, fromMe: false, id: 'wamid.SOMEONE' }] },
+      });
+      expect(read.status, JSON.stringify(read.body)).toBe(503);
+      expect(read.body.response.message[0]).toMatch(/try again shortly/);
+      // A typing delay is waited out by the queue, not by the request.
+      const started = Date.now();
+      const delayed = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'typed slowly', delay: 3000 } });
+      expect(delayed.status).toBe(201);
+      expect(delayed.body.status).toBe('PENDING');
+      expect(Date.now() - started).toBeLessThan(2000);
+      await until(() => graph.messageCalls().some((c) => c.json?.text?.body === 'typed slowly'), 10_000);
+      // Logged out: the send waits in the queue, the request does not.
+      expect((await t.api('DELETE', `instance/logout/${instance.name}`, { key: apikey })).status).toBe(200);
+      const whileOut = Date.now();
+      const queued = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'while logged out' } });
+      expect(queued.status).toBe(201);
+      expect(Date.now() - whileOut).toBeLessThan(2000);
+    });
+
     it('through the API: sendText reaches Graph; a Graph refusal answers the error envelope, never 201', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);

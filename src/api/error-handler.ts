@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope } from './errors.js';
-import { ProviderError, UnsupportedOperationError } from '../connectors/connector.js';
+import { ProviderError, TransientConnectorError, UnsupportedOperationError } from '../connectors/connector.js';
 import { describeValidationError } from './validation-messages.js';
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -13,6 +13,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof UnsupportedOperationError) {
       return reply.status(400).send(envelope(400, [error.message]));
+    }
+    // The messenger's provider failing for now (rate limit, outage, timeout) on an operation done while the caller
+    // waits (sends are queued and retried instead): the caller may try again.
+    if (error instanceof TransientConnectorError) {
+      return reply.status(503).send(envelope(503, [`the messenger did not take it for now (${error.message}); try again shortly`]));
     }
     if (error.validation) {
       const context = error.validationContext ?? 'body';

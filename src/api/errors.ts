@@ -13,6 +13,7 @@ const reasonPhrases: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
 

@@ -104,6 +104,16 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     });
   };
 
+  /**
+   * Whether the answer waits for the first attempt: only for a connector that knows the outcome at once, open now,
+   * and a send without a typing delay. Anything else is answered 201 PENDING at once (the delay, or the connection,
+   * would hold the request).
+   */
+  const awaitsFirstAttempt = (instance: Instance, delay: number | undefined) => {
+    const connector = runtime.attach(instance);
+    return connector.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
+  };
+
   async function send(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -123,7 +133,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         idempotencyKey,
         delay: common.delay,
         mentionsEveryOne: common.mentionsEveryOne,
-        awaitFirstAttempt: runtime.attach(instance).acknowledgesSynchronously === true,
+        awaitFirstAttempt: awaitsFirstAttempt(instance, common.delay),
       },
       () => build(instance),
     );

@@ -48,6 +48,7 @@ export class InstanceService {
     if (input.integration === 'WHATSAPP-BUSINESS') {
       if (!input.token) throw badRequest('token is required for WHATSAPP-BUSINESS (the Meta access token)');
       if (!input.number) throw badRequest('number is required for WHATSAPP-BUSINESS (the phone-number id)');
+      if (!/^\d+$/.test(input.number)) throw badRequest('number must be the phone-number id Meta shows for the number (digits only) for WHATSAPP-BUSINESS');
     }
     // WhatsApp Web takes the number for a pairing code: the same rule as connect's, checked before anything is stored.
     const number = input.integration === 'WHATSAPP-BAILEYS' && input.number !== undefined ? pairingNumber(input.number) : input.number;

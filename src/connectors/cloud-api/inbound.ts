@@ -73,7 +73,9 @@ const statusNames: Record<string, MessageStatus> = {
 
 /** Meta's status name as ours; null for those without one (`deleted`, unknown future names). */
 export function statusOf(status: GraphStatus): MessageStatus | null {
-  return statusNames[status.status ?? ''] ?? null;
+  const name = status.status ?? '';
+  // Own keys only: Meta's text must not reach Object.prototype (`constructor`, `__proto__`).
+  return Object.hasOwn(statusNames, name) ? statusNames[name] : null;
 }
 
 /** Meta ids a message refers to (the message it replies or reacts to), to be named by our key ids when they are ours. */
@@ -103,7 +105,7 @@ export function toInboundMessage(message: GraphMessage, contacts: GraphContact[]
   if (!keyId || !from) return null;
   const remoteJid = message.group_id ? `${message.group_id}@g.us` : userJid(from);
   const type = str(message.type) ?? 'unknown';
-  const raw = message[type];
+  const raw = Object.hasOwn(message, type) ? message[type] : undefined;
   const contextInfo = contextInfoOf(message, ours);
   const { messageType, content } = contentOf(type, raw, remoteJid, contextInfo, ours);
   const timestamp = Number(message.timestamp);
@@ -150,7 +152,7 @@ function contentOf(
       ? { messageType: 'extendedTextMessage', content: { extendedTextMessage: { text, contextInfo } } }
       : { messageType: 'conversation', content: { conversation: text } };
   }
-  const mediaKey = mediaKeys[type];
+  const mediaKey = Object.hasOwn(mediaKeys, type) ? mediaKeys[type] : undefined;
   if (mediaKey) {
     const body: Record<string, unknown> = { mimetype: str(part.mime_type) ?? '', mediaId: str(part.id) ?? '' };
     if (str(part.sha256)) body.fileSha256 = part.sha256;
