@@ -9,6 +9,7 @@ import { registerCors } from './api/cors.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './api/error-handler.js';
 import { lazyRequestLoggers } from './api/request-logger.js';
 import { registerJsonBodyParser } from './api/json-body.js';
+import { documentErrorAnswers } from './api/openapi-errors.js';
 import { instanceRoutes } from './api/instance.routes.js';
 import { settingsRoutes } from './api/settings.routes.js';
 import { webhookRoutes } from './api/webhook.routes.js';
@@ -48,6 +49,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   });
   registerAuth(base, services.globalApiKey, services.registry);
+  documentErrorAnswers(base);
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const websocket = attachWebsocket(base, services, { enabled: config.websocketEnabled, globalEvents: config.websocketGlobalEvents });
   base.addHook('preClose', async () => {

@@ -54,13 +54,6 @@ export function createdAnswer(description: string) {
   return { 201: Type.Object({}, { additionalProperties: true, description }) };
 }
 
-export const errorResponses = {
-  400: ErrorEnvelope,
-  401: ErrorEnvelope,
-  403: ErrorEnvelope,
-  404: ErrorEnvelope,
-};
-
 /** The seven behaviour settings, each optional (create and settings/set share them). */
 export const settingsFields = {
   rejectCall: Type.Optional(Type.Boolean()),
