@@ -925,6 +925,24 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
 
     // ---- through the API, once the core builds this connector for WHATSAPP-BUSINESS ----
 
+    it('through the API: a send Graph could never take is refused before it is stored or announced', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.runtime.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      const before = graph.messageCalls().length;
+      const group = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: '120363025555555555@g.us', text: 'to a group' } });
+      expect(group.status).toBe(400);
+      const rows = Array.from({ length: 11 }, (_, i) => ({ title: `row ${i}` }));
+      const list = await t.api('POST', `message/sendList/${instance.name}`, { key: apikey, body: { number: customer, title: 'Menu', buttonText: 'Open', values: [{ title: 'All', rows }] } });
+      expect(list.status).toBe(400);
+      const stored = await t.services.store.db.selectFrom('messages').select('id').where('instance_id', '=', instance.id).execute();
+      expect(stored).toEqual([]);
+      const announced = await t.services.store.db.selectFrom('outbox').select('event').where('instance_id', '=', instance.id).where('event', 'in', ['SEND_MESSAGE', 'MESSAGES_UPDATE']).execute();
+      expect(announced).toEqual([]);
+      expect(graph.messageCalls().length).toBe(before);
+    });
+
     it('through the API: a Graph outage on markMessageAsRead is a 503 to retry; a delayed or unlinked send is answered at once', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);

@@ -135,7 +135,12 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         mentionsEveryOne: common.mentionsEveryOne,
         awaitFirstAttempt: awaitsFirstAttempt(instance, common.delay),
       },
-      () => build(instance),
+      async () => {
+        const built = await build(instance);
+        // What the instance's messenger could never take is refused now, before anything is stored or announced.
+        runtime.attach(instance).check?.(built);
+        return built;
+      },
     );
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
     return reply.status(201).send(result.message);

@@ -90,6 +90,11 @@ export interface Connector {
    * answers its error instead of 201.
    */
   readonly acknowledgesSynchronously?: boolean;
+  /**
+   * Throws when the connector could never send this message (a recipient or content its provider refuses), so the
+   * send is refused before it is stored, queued or announced.
+   */
+  check?(message: { remoteJid: string; content: Record<string, unknown> }): void;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */

@@ -78,6 +78,12 @@ export class CloudApiConnector implements Connector {
     return this.lastActivity;
   }
 
+  /** The recipient and the content as Graph will be asked for them: what it would refuse is refused before storing. */
+  check(message: { remoteJid: string; content: Record<string, unknown> }): void {
+    recipientOf(message.remoteJid);
+    planOutbound(message.content);
+  }
+
   async send(message: OutboundMessage): Promise<void> {
     const to = recipientOf(message.remoteJid);
     const plan = planOutbound(message.content);
