@@ -885,6 +885,45 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect((await messagesOf(instance)).find((m) => m.key_id === keyId)!.status).toBe('READ');
     });
 
+    it('applies a receipt that arrives before Graph answered the send, and carries Meta\'s reason with an ERROR', async () => {
+      const instance = await createMeta(phoneA);
+      const connector = await connectorFor(instance);
+      const message = outbound({ conversation: 'raced by its receipt' });
+      await t.services.store.db
+        .insertInto('messages')
+        .values({
+          id: `m-${randomBytes(6).toString('hex')}`,
+          instance_id: instance.id,
+          key_id: message.keyId,
+          remote_jid: message.remoteJid,
+          from_me: 1,
+          participant: null,
+          push_name: null,
+          message_type: 'conversation',
+          content: JSON.stringify(message.content),
+          status: 'PENDING',
+          message_timestamp: Math.floor(Date.now() / 1000),
+          source: 'web',
+          idempotency_key: null,
+          request_hash: null,
+          created_at: Date.now(),
+          updated_at: Date.now(),
+        })
+        .execute();
+      const wamid = `wamid.EARLY${randomBytes(6).toString('hex').toUpperCase()}`;
+      graph.answerNext(/\/messages$/, { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: customer, wa_id: customer }], messages: [{ id: wamid }] }, delayMs: 800 });
+      const sending = connector.send(message);
+      await sleep(200);
+      // Meta's receipt overtakes its own answer to the send.
+      expect((await graph.play(callbackUrl, statusPayload(phoneA, wamid, 'failed'))).status).toBe(200);
+      await sending;
+      await receiver.waitFor((events) =>
+        events.some((e) => e.body.event === 'messages.update' && e.body.data.keyId === message.keyId && e.body.data.status === 'ERROR'),
+      );
+      const update = receiver.of('messages.update', instance.name).find((e) => e.body.data.keyId === message.keyId && e.body.data.status === 'ERROR')!;
+      expect(JSON.stringify(update.body.data)).toContain('131047');
+    });
+
     it('turns a failed status into ERROR and ignores receipts of messages it did not send', async () => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);

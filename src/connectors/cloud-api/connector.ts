@@ -12,6 +12,7 @@ import {
 } from '../connector.js';
 import { GraphClient, type FetchLike } from './graph-client.js';
 import { MessageIds } from './message-ids.js';
+import { earlyReceipts } from './early-receipts.js';
 import { mediaPart, planOutbound, quotedKeyIdOf, recipientOf, type OutboundPlan } from './outbound.js';
 import type { CloudApiSettings } from './settings.js';
 
@@ -112,6 +113,10 @@ export class CloudApiConnector implements Connector {
     try {
       await this.ids.remember(this.instance.id, message.keyId, sent.wamid);
       if (plan.kind === 'media' && message.mediaBlobId) await this.ids.rememberUpload(this.instance.id, message.mediaBlobId, null);
+      // Receipts that arrived before Graph's answer did.
+      for (const held of earlyReceipts.take(this.instance.id, sent.wamid)) {
+        await this.host.messageStatus(this.instance.id, message.keyId, held.status, held.detail);
+      }
     } catch (error) {
       // Meta has the message: failing the send now would only invite a duplicate. Its receipts will not be matched.
       this.log.error({ err: error, keyId: message.keyId }, 'could not record the Meta message id of a sent message');

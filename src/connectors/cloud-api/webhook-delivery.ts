@@ -4,6 +4,7 @@ import type { Instance } from '../../instances/model.js';
 import type { ConnectorHost } from '../connector.js';
 import { changesOf, referencedIds, statusOf, toInboundMessage, type GraphChange } from './inbound.js';
 import { MessageIds } from './message-ids.js';
+import { earlyReceipts } from './early-receipts.js';
 
 export interface WebhookDeliveryDeps {
   host: ConnectorHost;
@@ -66,17 +67,33 @@ async function applyChange(instance: Instance, change: GraphChange, ids: Message
 
   const wamids = change.statuses.map((s) => s.id).filter((id): id is string => typeof id === 'string' && id !== '');
   const keyIds = wamids.length > 0 ? await ids.keyIdsOf(instance.id, wamids) : new Map<string, string>();
+  const early: string[] = [];
   for (const status of change.statuses) {
     const next = statusOf(status);
-    const keyId = status.id ? keyIds.get(status.id) : undefined;
-    // Receipts of messages this instance did not send through us (another tool on the same number) have no record.
-    if (!next || !keyId) continue;
-    if (next === 'ERROR') {
-      const error = status.errors?.[0];
-      log.warn({ keyId, code: error?.code ?? null, title: error?.title ?? null }, 'Meta could not deliver a sent message');
+    if (!next || !status.id) continue;
+    const error = status.errors?.[0];
+    // Meta's reason travels with the ERROR (as local refusals' do).
+    const detail = next === 'ERROR' && error ? `Meta error ${error.code ?? '?'}: ${error.title ?? error.message ?? 'message not delivered'}` : undefined;
+    const keyId = keyIds.get(status.id);
+    if (!keyId) {
+      // A send still waiting for Graph's answer, or a message another tool sent from this number: held a while.
+      earlyReceipts.hold(instance.id, status.id, next, detail);
+      early.push(status.id);
+      continue;
     }
-    await deps.host.messageStatus(instance.id, keyId, next);
+    if (next === 'ERROR') log.warn({ keyId, code: error?.code ?? null, title: error?.title ?? null }, 'Meta could not deliver a sent message');
+    await deps.host.messageStatus(instance.id, keyId, next, detail);
     statuses += 1;
+  }
+  // Looked at again once held: a send that recorded its wamid meanwhile took nothing, so they are applied here.
+  if (early.length > 0) {
+    const known = await ids.keyIdsOf(instance.id, early);
+    for (const [wamid, keyId] of known) {
+      for (const held of earlyReceipts.take(instance.id, wamid)) {
+        await deps.host.messageStatus(instance.id, keyId, held.status, held.detail);
+        statuses += 1;
+      }
+    }
   }
   return { messages, statuses };
 }
