@@ -964,6 +964,27 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
 
     // ---- through the API, once the core builds this connector for WHATSAPP-BUSINESS ----
 
+    it('through the API: a refused send repeated with its Idempotency-Key is answered the same refusal, not sent again', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.runtime.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      graph.allowed = new Set(['4915100000000']);
+      try {
+        const body = { number: customer, text: 'refused once' };
+        const headers = { 'Idempotency-Key': 'refused-1' };
+        const first = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body, headers });
+        expect(first.status).toBe(400);
+        const calls = graph.messageCalls().length;
+        const again = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body, headers });
+        expect(again.status).toBe(400);
+        expect(again.body.response.message[0]).toContain('131030');
+        expect(graph.messageCalls().length).toBe(calls);
+      } finally {
+        graph.allowed = null;
+      }
+    });
+
     it('through the API: a send Graph could never take is refused before it is stored or announced', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);

@@ -120,3 +120,17 @@ export async function findByIdempotencyKey(db: Db, instanceId: string, key: stri
     .executeTakeFirst();
   return row ? { record: recordFromRow(row), requestHash: row.request_hash, createdAt: row.created_at } : undefined;
 }
+
+/** Why a message ended ERROR, as its last ERROR status recorded it (read through the instance's statuses). */
+export async function errorDetailOf(db: Db, instanceId: string, messageId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('message_status')
+    .select('detail')
+    .where('instance_id', '=', instanceId)
+    .where('message_id', '=', messageId)
+    .where('status', '=', 'ERROR')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.detail ?? undefined;
+}

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Db } from '../store/db.js';
 import type { Instance } from '../instances/model.js';
-import { unprocessable } from '../api/errors.js';
+import { ApiError, unprocessable } from '../api/errors.js';
 import { newMessageId, sourceOfId } from './ids.js';
-import { findByIdempotencyKey, presentMessage, type MessageRecord } from './records.js';
+import { errorDetailOf, findByIdempotencyKey, presentMessage, type MessageRecord } from './records.js';
 import type { SendQueue } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
 
@@ -45,7 +45,7 @@ export class SendService {
   async submit(instance: Instance, options: SubmitOptions, build: () => Promise<BuiltMessage>) {
     const requestHash = options.idempotencyKey ? hashRequest(options.route, options.body) : undefined;
     if (options.idempotencyKey) {
-      const replay = await this.replay(instance, options.idempotencyKey, requestHash!);
+      const replay = await this.replay(instance, options.idempotencyKey, requestHash!, options.awaitFirstAttempt === true);
       if (replay) return { message: replay, replayed: true };
     }
     const built = await build();
@@ -87,7 +87,7 @@ export class SendService {
     } catch (error) {
       // Two requests with the same key at once: the loser answers what the winner stored.
       if (options.idempotencyKey) {
-        const replay = await this.replay(instance, options.idempotencyKey, requestHash!);
+        const replay = await this.replay(instance, options.idempotencyKey, requestHash!, options.awaitFirstAttempt === true);
         if (replay) return { message: replay, replayed: true };
       }
       throw error;
@@ -99,7 +99,11 @@ export class SendService {
     return { message: presentMessage(record), replayed: false };
   }
 
-  private async replay(instance: Instance, key: string, requestHash: string) {
+  /**
+   * The answer to a repeated Idempotency-Key. `refusalsAnswered`: the instance's connector answers a send's refusal
+   * (it knows the outcome at once), so a send that ended ERROR is answered with its error again, not a 201.
+   */
+  private async replay(instance: Instance, key: string, requestHash: string, refusalsAnswered: boolean) {
     const existing = await findByIdempotencyKey(this.db, instance.id, key);
     if (!existing) return undefined;
     if (existing.createdAt < Date.now() - idempotencyWindowMs) {
@@ -109,6 +113,10 @@ export class SendService {
     }
     if (existing.requestHash !== requestHash) {
       throw unprocessable(`Idempotency-Key "${readableHeader(key)}" was already used with a different request; use a new key for a new send`);
+    }
+    if (refusalsAnswered && existing.record.status === 'ERROR') {
+      const reason = await errorDetailOf(this.db, instance.id, existing.record.id);
+      throw new ApiError(400, [reason ?? 'this send was refused', `(the answer to the first request with Idempotency-Key "${readableHeader(key)}")`]);
     }
     const present = presentMessage(existing.record);
     // The answer replays the acknowledgement as first given.
