@@ -108,12 +108,19 @@ export class OutboxRelay {
         failures = 0;
       } catch (error) {
         if (this.stopped) break;
-        failures++;
-        pause = retryDelayMs(this.backoff, failures);
-        // Wake-ups do not cut a backoff short: a burst of events must not hammer a broker that is down.
-        wakeable = false;
-        this.logger.warn({ attempt: failures, retryInMs: pause, error: message(error) }, `${this.options.name} relay round failed`);
-        await this.options.publisher.reset().catch(() => undefined);
+        if (error instanceof PublicationRefused && error.permanent) {
+          // The broker answered and refused one publication: not an outage. Tried again soon (it is dropped after a
+          // few refusals), on the same connection, without growing the wait for everything behind it.
+          pause = retryDelayMs(this.backoff, 1);
+          this.logger.warn({ retryInMs: pause, error: message(error) }, `${this.options.name} refused a publication`);
+        } else {
+          failures++;
+          pause = retryDelayMs(this.backoff, failures);
+          // Wake-ups do not cut a backoff short: a burst of events must not hammer a broker that is down.
+          wakeable = false;
+          this.logger.warn({ attempt: failures, retryInMs: pause, error: message(error) }, `${this.options.name} relay round failed`);
+          await this.options.publisher.reset().catch(() => undefined);
+        }
       }
       if (pause > 0 && !this.stopped) await this.sleep(pause, wakeable);
     }
@@ -173,14 +180,16 @@ export class OutboxRelay {
     }
     const settled = await Promise.all(planned.map(({ items }) => Promise.allSettled(items.map((item) => item.confirmed))));
     let through = position;
+    let failure: unknown;
     for (let i = 0; i < planned.length; i++) {
       const { row, items, complete } = planned[i];
       for (let j = 0; j < items.length; j++) {
         const outcome = settled[i][j];
-        if (outcome.status === 'rejected' && !this.givesUp(row, items[j].publication, outcome.reason)) {
-          return { through, failure: outcome.reason };
-        }
+        // Every refusal of the batch is counted in this round (not one row per round), so several refused events
+        // are dropped after the same few rounds instead of holding the relay for rounds on end.
+        if (outcome.status === 'rejected' && !this.givesUp(row, items[j].publication, outcome.reason)) failure ??= outcome.reason;
       }
+      if (failure !== undefined) continue;
       if (!complete) return { through, failure: broken };
       for (const { publication } of items) {
         this.logger.debug(
@@ -190,6 +199,7 @@ export class OutboxRelay {
       }
       through = row.seq;
     }
+    if (failure !== undefined) return { through, failure };
     for (const [key, refusal] of this.refusals) if (refusal.seq <= through) this.refusals.delete(key);
     // Every row of the batch is out: settled gaps after the last row are passed too.
     return { through: Math.max(through, batchThrough) };
