@@ -131,7 +131,8 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
   events.onDeliveriesQueued((lanes) => webhooks.wakeLanes(lanes));
-  const retention = new EventRetention(store.db, config.eventRetentionMs, logger);
+  const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
+  const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks, globalApiKey });

@@ -155,6 +155,10 @@ describe.each(targets)('API edges on $name', (target) => {
       expect(amq.status).toBe(400);
       expect(amq.body.response.message[0]).toMatch(/RabbitMQ reserves exchange names starting with "amq."/);
       expect(await names()).not.toEqual(expect.arrayContaining(['amq.orders']));
+      // The global exchange's own name would mix the instance's events with everyone's.
+      const global = await t.api('POST', 'instance/create', { body: { instanceName: 'evolution_exchange', rabbitmq: {} } });
+      expect(global.status).toBe(400);
+      expect(global.body.response.message[0]).toMatch(/name of the global RabbitMQ exchange \(RABBITMQ_EXCHANGE_NAME\)/);
       await t.api('POST', 'instance/create', { body: { instanceName: 'amq.plain' } });
       expect((await t.api('POST', 'rabbitmq/set/amq.plain', { body: { rabbitmq: { enabled: true, events: [] } } })).status).toBe(400);
       expect((await t.api('POST', 'rabbitmq/set/amq.plain', { body: { rabbitmq: { enabled: false } } })).status).toBe(201);

@@ -565,6 +565,24 @@ describe('messages between sandbox instances', () => {
     expect(w.host.of('status', a.instance.id).map((s) => s.status)).toEqual(['DELIVERY_ACK', 'READ']);
   });
 
+  it('a send to a linked account whose instance is not running yet fails for now (retried), not acknowledged and lost', async () => {
+    const w = await world();
+    const a = await w.linked('alpha', A);
+    const b = await w.linked('beta', B);
+    // As after a crash: the store still says beta is open, but its connector has not started yet.
+    await b.connector.stop();
+    w.instances.get(b.instance.id)!.status = 'open';
+    const message = { keyId: 'OFFLINE1', remoteJid: jid(B), messageType: 'conversation', content: { conversation: 'are you there?' } };
+    const refused = await a.connector.send(message).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TransientConnectorError);
+    expect(String((refused as Error).message)).toMatch(/sandbox instance beta .* is not running right now/);
+    expect(w.host.of('received').some((r) => r.id === b.instance.id)).toBe(false);
+    // Once it runs, the retry reaches it.
+    await b.connector.start();
+    await a.connector.send(message);
+    expect(w.host.of('received').some((r) => r.id === b.instance.id && r.message.keyId === 'OFFLINE1')).toBe(true);
+  });
+
   it('presence reaches B from A', async () => {
     const w = await world();
     const a = await w.linked('alpha', A);

@@ -71,7 +71,8 @@ export function parseSinkRequest(
 ): { kind: SinkKind; config: SinkConfig } {
   const enabled = input.enabled ?? true;
   if ((kind === 'rabbitmq' || kind === 'nats') && enabled) {
-    const problem = brokerNameProblem(kind, instanceName);
+    const { rabbitmqExchangeName, natsPrefixKey } = services.config;
+    const problem = brokerNameProblem(kind, instanceName, { rabbitmqExchange: rabbitmqExchangeName, natsPrefix: natsPrefixKey });
     if (problem) throw badRequest(problem);
   }
   const events = parseEvents(input.events, field);

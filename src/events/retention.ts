@@ -16,6 +16,8 @@ export class EventRetention {
     private readonly db: Db,
     private readonly retentionMs: number,
     private readonly logger: Logger,
+    /** The brokers relaying now (their cursors' names): a broker switched off holds no event back. */
+    private readonly relayingBrokers: string[] = [],
   ) {}
 
   start(): void {
@@ -48,7 +50,10 @@ export class EventRetention {
       await this.db.deleteFrom('deliveries').where('id', 'in', batch.map((r) => r.id)).execute();
       deliveries += batch.length;
     }
-    const relayed = await this.db.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).executeTakeFirst();
+    const relayed =
+      this.relayingBrokers.length === 0
+        ? undefined
+        : await this.db.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).where('sink', 'in', this.relayingBrokers).executeTakeFirst();
     let events = 0;
     for (;;) {
       let query = this.db

@@ -1,7 +1,7 @@
 // Message routing between sandbox instances: delivery, status posts, receipts and presence.
 import type { Logger } from '../../logger.js';
 import type { Instance } from '../../instances/model.js';
-import type { ConnectorHost, InboundMessage, OutboundMessage, Presence } from '../connector.js';
+import { TransientConnectorError, type ConnectorHost, type InboundMessage, type OutboundMessage, type Presence } from '../connector.js';
 import { accountForms, parseUserAddress, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 
@@ -52,6 +52,10 @@ export class SandboxRouter {
     }
     const target = to === null ? null : this.recipient(to);
     if (!target) {
+      // The account of a sandbox instance that is not running right now (the service is starting, or it stopped):
+      // as a phone that is off, it gets the message later; the send is retried rather than acknowledged into the void.
+      const offline = to === null ? undefined : this.accountOf(to);
+      if (offline) throw new TransientConnectorError(`sandbox instance ${offline.name} (${to}) is not running right now`);
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
       return;
     }
@@ -120,6 +124,15 @@ export class SandboxRouter {
   }
 
   /** The linked instance owning `address` (or another spelling of the same account), when its connector is live. */
+  /** The sandbox instance whose account this is, running or not. */
+  private accountOf(address: string): Instance | undefined {
+    for (const candidate of accountForms(address)) {
+      const instance = this.deps.lookup.byOwnerJid(candidate);
+      if (instance) return instance;
+    }
+    return undefined;
+  }
+
   private recipient(address: string): Recipient | null {
     for (const candidate of accountForms(address)) {
       const instance = this.deps.lookup.byOwnerJid(candidate);
