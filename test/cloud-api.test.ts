@@ -848,6 +848,31 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       }
     });
 
+    /** The PENDING record the send route would have stored for `message` (tests that drive the connector directly). */
+    async function storeSentRecord(instance: Instance, message: OutboundMessage) {
+      await t.services.store.db
+        .insertInto('messages')
+        .values({
+          id: `m-${randomBytes(6).toString('hex')}`,
+          instance_id: instance.id,
+          key_id: message.keyId,
+          remote_jid: message.remoteJid,
+          from_me: 1,
+          participant: null,
+          push_name: null,
+          message_type: 'conversation',
+          content: JSON.stringify(message.content),
+          status: 'PENDING',
+          message_timestamp: Math.floor(Date.now() / 1000),
+          source: 'web',
+          idempotency_key: null,
+          request_hash: null,
+          created_at: Date.now(),
+          updated_at: Date.now(),
+        })
+        .execute();
+    }
+
     // ---- webhook: statuses ----
 
     it('turns statuses of a sent message into messages.update SERVER_ACK → DELIVERY_ACK → READ', async () => {
@@ -889,27 +914,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const message = outbound({ conversation: 'raced by its receipt' });
-      await t.services.store.db
-        .insertInto('messages')
-        .values({
-          id: `m-${randomBytes(6).toString('hex')}`,
-          instance_id: instance.id,
-          key_id: message.keyId,
-          remote_jid: message.remoteJid,
-          from_me: 1,
-          participant: null,
-          push_name: null,
-          message_type: 'conversation',
-          content: JSON.stringify(message.content),
-          status: 'PENDING',
-          message_timestamp: Math.floor(Date.now() / 1000),
-          source: 'web',
-          idempotency_key: null,
-          request_hash: null,
-          created_at: Date.now(),
-          updated_at: Date.now(),
-        })
-        .execute();
+      await storeSentRecord(instance, message);
       const wamid = `wamid.EARLY${randomBytes(6).toString('hex').toUpperCase()}`;
       graph.answerNext(/\/messages$/, { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: customer, wa_id: customer }], messages: [{ id: wamid }] }, delayMs: 800 });
       const sending = connector.send(message);
@@ -928,28 +933,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const message = outbound({ conversation: 'after 24 hours' });
-      // The record the send route would have stored.
-      await t.services.store.db
-        .insertInto('messages')
-        .values({
-          id: `m-${randomBytes(6).toString('hex')}`,
-          instance_id: instance.id,
-          key_id: message.keyId,
-          remote_jid: message.remoteJid,
-          from_me: 1,
-          participant: null,
-          push_name: null,
-          message_type: 'conversation',
-          content: JSON.stringify(message.content),
-          status: 'PENDING',
-          message_timestamp: Math.floor(Date.now() / 1000),
-          source: 'web',
-          idempotency_key: null,
-          request_hash: null,
-          created_at: Date.now(),
-          updated_at: Date.now(),
-        })
-        .execute();
+      await storeSentRecord(instance, message);
       await connector.send(message);
       const wamid = (await wamidOf(instance, message.keyId))!;
       expect((await graph.play(callbackUrl, statusPayload(phoneA, wamid, 'failed'))).status).toBe(200);
