@@ -8,6 +8,7 @@ import { badRequest } from './errors.js';
 import { InstanceParams, MessageResult, commonSendFields } from './schemas.js';
 import { assertSupported, type Operation } from '../connectors/capabilities.js';
 import type { Instance } from '../instances/model.js';
+import type { Connector } from '../connectors/connector.js';
 import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from '../messages/compose.js';
 import { recipientJid, statusBroadcastJid, statusViewerJid } from '../messages/jid.js';
 import type { BuiltMessage } from '../messages/send-service.js';
@@ -109,10 +110,8 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
    * and a send without a typing delay. Anything else is answered 201 PENDING at once (the delay, or the connection,
    * would hold the request).
    */
-  const awaitsFirstAttempt = (instance: Instance, delay: number | undefined) => {
-    const connector = runtime.attach(instance);
-    return connector.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
-  };
+  const awaitsFirstAttempt = (connector: Connector, delay: number | undefined) =>
+    connector.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
 
   async function send(
     request: FastifyRequest,
@@ -125,6 +124,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     assertSupported(instance.integration, operation);
     const header = request.headers['idempotency-key'];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;
+    const connector = runtime.attach(instance);
     const result = await sends.submit(
       instance,
       {
@@ -133,12 +133,12 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         idempotencyKey,
         delay: common.delay,
         mentionsEveryOne: common.mentionsEveryOne,
-        awaitFirstAttempt: awaitsFirstAttempt(instance, common.delay),
+        awaitFirstAttempt: awaitsFirstAttempt(connector, common.delay),
       },
       async () => {
         const built = await build(instance);
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
-        runtime.attach(instance).check?.(built);
+        connector.check?.(built);
         return built;
       },
     );

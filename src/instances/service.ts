@@ -146,7 +146,7 @@ export class InstanceService {
   /** The phone number used for a pairing code (WhatsApp Web) on the next connection. */
   async updateNumber(instance: Instance, number: string): Promise<Instance> {
     const digits = pairingNumber(number);
-    if (!digits) throw badRequest('number must be a phone number with country code, 5 to 15 digits');
+    if (!digits) throw badRequest(pairingNumberRule);
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
   }
 
@@ -174,10 +174,12 @@ function violatedColumn(error: unknown): string | undefined {
  * The digits of a number for a WhatsApp Web pairing code (spaces, `+`, dashes and parentheses dropped); an empty
  * one means none (clients send `""` for fields they leave out).
  */
+const pairingNumberRule = 'number must be a phone number with country code, 5 to 15 digits';
+
 function pairingNumber(number: string): string | undefined {
   const digits = number.replace(/[\s+()-]/g, '');
   if (digits === '') return undefined;
-  if (!/^\d{5,15}$/.test(digits)) throw badRequest('number must be a phone number with country code, 5 to 15 digits');
+  if (!/^\d{5,15}$/.test(digits)) throw badRequest(pairingNumberRule);
   return digits;
 }
 

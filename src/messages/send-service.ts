@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { timeOrderedId } from '../util/time-ordered-id.js';
 import type { Db } from '../store/db.js';
 import type { Instance } from '../instances/model.js';
-import { ApiError, unprocessable } from '../api/errors.js';
+import { badRequest, unprocessable } from '../api/errors.js';
 import { newMessageId, sourceOfId } from './ids.js';
 import { errorDetailOf, findByIdempotencyKey, presentMessage, type MessageRecord } from './records.js';
 import type { SendQueue } from './send-queue.js';
@@ -116,7 +116,7 @@ export class SendService {
     }
     if (refusalsAnswered && existing.record.status === 'ERROR') {
       const reason = await errorDetailOf(this.db, instance.id, existing.record.id);
-      throw new ApiError(400, [reason ?? 'this send was refused', `(the answer to the first request with Idempotency-Key "${readableHeader(key)}")`]);
+      throw badRequest(reason ?? 'this send was refused', `(the answer to the first request with Idempotency-Key "${readableHeader(key)}")`);
     }
     const present = presentMessage(existing.record);
     // The answer replays the acknowledgement as first given.
