@@ -1,6 +1,6 @@
 // Rewrites the configuration table in README.md from the settings documented in src/config.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { settingDocs } from '../src/config.js';
+import { settingDocs } from '../src/platform/config.js';
 
 const start = '<!-- config-table:start -->';
 const end = '<!-- config-table:end -->';

@@ -1,12 +1,12 @@
 // Process entry: configuration, store, services, HTTP server, graceful shutdown.
 import 'dotenv/config';
 import { resolve } from 'node:path';
-import { loadConfig, ConfigError } from './config.js';
-import { createLogger } from './logger.js';
-import { openStore } from './store/db.js';
+import { loadConfig, ConfigError } from './platform/config.js';
+import { createLogger } from './platform/logger.js';
+import { openStore } from './platform/store/db.js';
 import { createServices } from './services.js';
 import { buildApp } from './app.js';
-import { resolveGlobalApiKey, resolveSecretsKey } from './util/data-dir.js';
+import { resolveGlobalApiKey, resolveSecretsKey } from './platform/util/data-dir.js';
 
 async function main(): Promise<void> {
   let config;

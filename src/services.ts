@@ -1,27 +1,27 @@
 // The composition root: builds every part of the service on one store and wires them together.
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
-import type { Store } from './store/db.js';
-import { SecretsBox } from './util/secrets-box.js';
+import type { Config } from './platform/config.js';
+import type { Logger } from './platform/logger.js';
+import type { Store } from './platform/store/db.js';
+import { SecretsBox } from './platform/util/secrets-box.js';
 import { InstanceRegistry } from './instances/registry.js';
 import { InstanceRuntime } from './instances/runtime.js';
 import { InstanceService } from './instances/service.js';
 import { SinkConfigs } from './events/sink-configs.js';
 import { EventWriter } from './events/writer.js';
-import { sendRules, WebhookDispatcher } from './events/webhook/dispatcher.js';
-import { createMediaResolver, mediaResolverSettings } from './events/webhook/media-resolver.js';
-import { ThreadSender } from './events/webhook/thread/host.js';
+import { sendRules, WebhookDispatcher } from './sinks/webhook/dispatcher.js';
+import { createMediaResolver, mediaResolverSettings } from './sinks/webhook/media-resolver.js';
+import { ThreadSender } from './sinks/webhook/thread/host.js';
 import { StatusRecorder } from './messages/status-recorder.js';
 import { SendWorkers } from './messages/send-worker.js';
-import { ApiPriority } from './util/api-priority.js';
+import { ApiPriority } from './platform/util/api-priority.js';
 import { SendQueue } from './messages/send-queue.js';
 import { SendService } from './messages/send-service.js';
 import { SendOutcomes } from './messages/send-outcomes.js';
 import { SandboxNetwork } from './connectors/sandbox/network.js';
-import { evolutionConnector } from './connectors/evolution.js';
+import { evolutionConnector } from './connectors/evolution/index.js';
 import { Metrics } from './observability/metrics.js';
 import { EventRetention } from './events/retention.js';
-import { createBrokerRelays, type BrokerRelays } from './events/brokers/index.js';
+import { createBrokerRelays, type BrokerRelays } from './sinks/brokers/index.js';
 import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
 import { createWhatsAppWebFactory } from './connectors/whatsapp-web/index.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiPriority } from '../src/util/api-priority.js';
+import { ApiPriority } from '../src/platform/util/api-priority.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 

@@ -2,13 +2,14 @@
 // mapping, signatures and settings.
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ProviderError, TransientConnectorError } from '../src/connectors/connector.js';
+import { ProviderError, TransientConnectorError } from '../src/core/connector.js';
 import { graphFailure } from '../src/connectors/cloud-api/graph-errors.js';
 import { interactiveList } from '../src/connectors/cloud-api/interactive-list.js';
 import { changesOf, statusOf, toInboundMessage } from '../src/connectors/cloud-api/inbound.js';
 import { planOutbound, recipientOf } from '../src/connectors/cloud-api/outbound.js';
 import { checkSignature, signBody } from '../src/connectors/cloud-api/signature.js';
 import { deriveVerifyToken, versionSegment } from '../src/connectors/cloud-api/settings.js';
+import { statusOf as httpStatusOf } from '../src/platform/http/error-envelope.js';
 
 describe('Graph errors', () => {
   const body = (code: number, message: string, details?: string) => ({
@@ -18,13 +19,13 @@ describe('Graph errors', () => {
   it('refusals are ProviderError 400 with the code, the message without its "(#code)" prefix, and the details', () => {
     const error = graphFailure(400, body(131026, 'Message undeliverable', 'Receiver is incapable of receiving this message'));
     expect(error).toBeInstanceOf(ProviderError);
-    expect((error as ProviderError).status).toBe(400);
+    expect(httpStatusOf(error as ProviderError)).toBe(400);
     expect((error as ProviderError).messages).toEqual(['Meta error 131026: Message undeliverable', 'Receiver is incapable of receiving this message']);
   });
 
   it('a bad Meta token (Graph 401) is a 400 for our caller, not a 401', () => {
     const error = graphFailure(401, body(190, 'Error validating access token: Session has expired'));
-    expect((error as ProviderError).status).toBe(400);
+    expect(httpStatusOf(error as ProviderError)).toBe(400);
     expect((error as ProviderError).messages).toEqual(['Meta error 190: Error validating access token: Session has expired']);
   });
 

@@ -7,19 +7,20 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
-import { registerErrorHandling } from '../src/api/error-handler.js';
-import { registerAuth } from '../src/api/auth.js';
-import { silentLogger } from '../src/logger.js';
+import { registerErrorHandling } from '../src/platform/http/error-handler.js';
+import { registerAuth } from '../src/platform/http/auth.js';
+import { silentLogger } from '../src/platform/logger.js';
 import {
   ProviderError,
   TransientConnectorError,
   UnsupportedOperationError,
   type Connector,
   type OutboundMessage,
-} from '../src/connectors/connector.js';
+} from '../src/core/connector.js';
 import { CloudApiConnector, cloudApiConnectorFactory, cloudApiWebhookRoutes, type CloudApiSettings } from '../src/connectors/cloud-api/index.js';
-import type { Instance } from '../src/instances/model.js';
+import type { Instance } from '../src/core/instance.js';
 import type { Services } from '../src/services.js';
+import { statusOf } from '../src/platform/http/error-envelope.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies and answers are inspected field by field
@@ -609,7 +610,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProviderError);
       const refusal = error as ProviderError;
-      expect(refusal.status).toBe(400);
+      expect(statusOf(refusal)).toBe(400);
       expect(refusal.messages).toEqual(
         expect.arrayContaining([
           expect.stringMatching(/^buttonText must be at most 20 characters on WHATSAPP-BUSINESS/),
@@ -640,7 +641,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       try {
         const error = await connector.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ProviderError);
-        expect((error as ProviderError).status).toBe(400);
+        expect(statusOf(error as ProviderError)).toBe(400);
         expect((error as ProviderError).messages).toEqual([
           'Meta error 131030: Recipient phone number not in allowed list',
           'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
@@ -652,7 +653,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const badToken = await createMeta(phoneA, 'EAAG-not-a-valid-token');
       const refused = await (await connectorFor(badToken)).send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(ProviderError);
-      expect((refused as ProviderError).status).toBe(400);
+      expect(statusOf(refused as ProviderError)).toBe(400);
       expect((refused as ProviderError).messages[0]).toBe('Meta error 190: Invalid OAuth access token - Cannot parse access token');
 
       const wrongNumber = await createMeta('999999999999999');

@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../src/config.js';
-import { silentLogger, type Logger } from '../src/logger.js';
-import { openStore, type Store } from '../src/store/db.js';
+import { loadConfig } from '../src/platform/config.js';
+import { silentLogger, type Logger } from '../src/platform/logger.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
 import { createServices, type Services } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 

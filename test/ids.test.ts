@@ -1,6 +1,6 @@
 // Identifiers the service makes: UUIDv7 record ids and WhatsApp-style message ids, both ordered by creation.
 import { describe, expect, it } from 'vitest';
-import { timeOrderedId } from '../src/util/time-ordered-id.js';
+import { timeOrderedId } from '../src/platform/util/time-ordered-id.js';
 import { newMessageId, sourceOfId } from '../src/messages/ids.js';
 
 describe('timeOrderedId', () => {

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxMediaStore } from '../src/connectors/sandbox/media-store.js';
 import { decryptMedia, encryptMedia } from '../src/media/crypto.js';
 import type { MediaKind } from '../src/media/types.js';
-import { createMediaResolver } from '../src/events/webhook/media-resolver.js';
-import type { EventEnvelope } from '../src/events/writer.js';
+import { createMediaResolver } from '../src/sinks/webhook/media-resolver.js';
+import type { EventEnvelope } from '../src/core/event-envelope.js';
 
 const kinds: MediaKind[] = ['image', 'video', 'audio', 'document', 'sticker'];
 const sha256b64 = (data: Buffer) => createHash('sha256').update(data).digest('base64');

@@ -5,9 +5,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api/errors.js';
+import { CodedError } from '../src/core/errors.js';
 import { loadMedia, type LoadMediaOptions } from '../src/media/load.js';
 import { prepareMedia } from '../src/media/prepare.js';
+import { statusOf } from '../src/platform/http/error-envelope.js';
 
 // ---------- generated media (no binary fixtures) ----------
 
@@ -94,14 +95,14 @@ function mp4Header(): Buffer {
 
 const sha256b64 = (b: Buffer) => createHash('sha256').update(b).digest('base64');
 
-async function apiError(p: Promise<unknown>): Promise<ApiError> {
+async function apiError(p: Promise<unknown>): Promise<CodedError> {
   try {
     await p;
   } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
+    expect(err).toBeInstanceOf(CodedError);
+    return err as CodedError;
   }
-  throw new Error('expected an ApiError, but the call succeeded');
+  throw new Error('expected a CodedError, but the call succeeded');
 }
 
 // ---------- loopback media server ----------
@@ -241,7 +242,7 @@ describe('loadMedia: bad input', () => {
     ['data:image/png;base64,', /^media is empty$/],
   ])('refuses %j with 400', async (input, message) => {
     const err = await apiError(loadMedia(input, opts));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toMatch(message);
   });
 
@@ -252,7 +253,7 @@ describe('loadMedia: bad input', () => {
 
   it('refuses a redirect to a non-http scheme', async () => {
     const err = await apiError(loadMedia(`${base}/to-file`, opts));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toBe('media URL must use http or https (got file)');
   });
 });
@@ -260,21 +261,21 @@ describe('loadMedia: bad input', () => {
 describe('loadMedia: size limit', () => {
   it('refuses base64 larger than the limit with 413', async () => {
     const err = await apiError(loadMedia(served.toString('base64'), { ...opts, maxBytes: 100 }));
-    expect(err.status).toBe(413);
+    expect(statusOf(err)).toBe(413);
     expect(err.message).toBe('media is larger than the 100 bytes limit');
   });
 
   it('refuses a too-large Content-Length before reading the body', async () => {
     const started = Date.now();
     const err = await apiError(loadMedia(`${base}/big-declared`, { ...opts, maxBytes: 1024 * 1024 }));
-    expect(err.status).toBe(413);
+    expect(statusOf(err)).toBe(413);
     expect(err.message).toBe('media is larger than the 1 MB limit');
     expect(Date.now() - started).toBeLessThan(2000); // the body never completes; reading it would time out
   });
 
   it('stops a body without Content-Length as soon as it passes the limit', async () => {
     const err = await apiError(loadMedia(`${base}/big-streamed`, { ...opts, maxBytes: 64 * 1024 }));
-    expect(err.status).toBe(413);
+    expect(statusOf(err)).toBe(413);
     expect(err.message).toBe('media is larger than the 64 KB limit');
   });
 });
@@ -282,7 +283,7 @@ describe('loadMedia: size limit', () => {
 describe('loadMedia: HTTP failures and address policy', () => {
   it('reports the HTTP status of a failed download as 400', async () => {
     const err = await apiError(loadMedia(`${base}/missing`, opts));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toBe('media URL answered HTTP 404');
   });
 
@@ -293,19 +294,19 @@ describe('loadMedia: HTTP failures and address policy', () => {
 
   it('times out with 400', async () => {
     const err = await apiError(loadMedia(`${base}/slow`, { ...opts, timeoutMs: 300 }));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toBe('media URL did not finish downloading within 0.3 seconds');
   });
 
   it('gives up after 5 redirects', async () => {
     const err = await apiError(loadMedia(`${base}/loop/0`, opts));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toBe('media URL redirected more than 5 times');
   });
 
   it('refuses a redirect to the metadata address', async () => {
     const err = await apiError(loadMedia(`${base}/to-metadata`, opts));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toMatch(/^media URL points to a forbidden address \(169\.254\.169\.254\)/);
   });
 
@@ -316,7 +317,7 @@ describe('loadMedia: HTTP failures and address policy', () => {
 
   it('always refuses the metadata address, even when private addresses are allowed', async () => {
     const err = await apiError(loadMedia('http://169.254.169.254/latest/meta-data/', { ...opts, denyPrivate: false }));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toMatch(/forbidden address \(169\.254\.169\.254\)/);
     const v6 = await apiError(loadMedia('http://[fd00:ec2::254]/latest/', { ...opts, denyPrivate: false }));
     expect(v6.message).toMatch(/forbidden address \(fd00:ec2::254\)/);
@@ -325,7 +326,7 @@ describe('loadMedia: HTTP failures and address policy', () => {
   it('refuses loopback with denyPrivate without contacting the server', async () => {
     const before = hits;
     const err = await apiError(loadMedia(`${base}/img.png`, { ...opts, denyPrivate: true }));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toMatch(/^media URL points to a forbidden address \(127\.0\.0\.1\): loopback/);
     const port = new URL(base).port;
     const byName = await apiError(loadMedia(`http://localhost:${port}/img.png`, { ...opts, denyPrivate: true }));
@@ -377,7 +378,7 @@ describe('prepareMedia: images', () => {
 
   it('refuses bytes that are not an image', async () => {
     const err = await apiError(prepareMedia(PDF, 'image', { declaredMimetype: 'image/jpeg' }));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toBe('media is not an image (detected application/pdf)');
     const text = await apiError(prepareMedia(Buffer.from('hello, world'), 'image'));
     expect(text.message).toBe('media is not an image (its type could not be recognised)');
@@ -386,7 +387,7 @@ describe('prepareMedia: images', () => {
   it('refuses a truncated image that only looks like one', async () => {
     const bytes = await png(100, 100);
     const err = await apiError(prepareMedia(bytes.subarray(0, 40), 'image'));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toMatch(/^media could not be decoded as an image \(detected image\/png\)/);
   });
 
@@ -401,7 +402,7 @@ describe('prepareMedia: images', () => {
       const cut = encoded.subarray(0, Math.floor(encoded.length * 0.55));
       expect((await sharp(cut).metadata()).width).toBe(160);
       const err = await apiError(prepareMedia(cut, 'image'));
-      expect(err.status).toBe(400);
+      expect(statusOf(err)).toBe(400);
       expect(err.message).toBe(`media could not be decoded as an image (detected ${type}); it may be corrupt or truncated`);
     }
   });
@@ -485,7 +486,7 @@ describe('prepareMedia: stickers', () => {
 
   it('refuses a sticker that is not an image', async () => {
     const err = await apiError(prepareMedia(PDF, 'sticker'));
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.message).toBe('sticker is not an image (detected application/pdf)');
   });
 });

@@ -9,8 +9,8 @@ import {
   findForbiddenAddressError,
   isForbiddenAddress,
   type AddressPolicy,
-} from '../src/net/address-policy.js';
-import { createGuardedDispatcher, createGuardedLookup, type Resolver } from '../src/net/guarded-dispatcher.js';
+} from '../src/platform/net/address-policy.js';
+import { createGuardedDispatcher, createGuardedLookup, type Resolver } from '../src/platform/net/guarded-dispatcher.js';
 
 const ALLOW: AddressPolicy = { denyPrivate: false };
 const DENY: AddressPolicy = { denyPrivate: true };

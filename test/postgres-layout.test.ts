@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { storeTargets, suiteStore } from './harness.js';
-import type { Store } from '../src/store/db.js';
+import type { Store } from '../src/platform/store/db.js';
 
 const postgres = (await storeTargets()).find((t) => t.name === 'postgres')!;
 

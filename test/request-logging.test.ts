@@ -1,8 +1,8 @@
 // What the service logs about API requests: no access lines unless debugging, and never keys or message text.
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
-import type { LogLevel } from '../src/config.js';
+import { createLogger } from '../src/platform/logger.js';
+import type { LogLevel } from '../src/platform/config.js';
 import { linkedSandbox, startApp, storeTargets, type TestApp } from './harness.js';
 
 const [sqlite] = await storeTargets();

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api/errors.js';
-import { loadConfig } from '../src/config.js';
+import { CodedError } from '../src/core/errors.js';
+import { loadConfig } from '../src/platform/config.js';
 import {
   TransientConnectorError,
   type Connector,
@@ -14,12 +14,13 @@ import {
   type InboundMessage,
   type Presence,
   type QrState,
-} from '../src/connectors/connector.js';
+} from '../src/core/connector.js';
 import { SandboxNetwork } from '../src/connectors/sandbox/index.js';
-import { defaultSettings, type ConnectionState, type Instance, type PrivacySettings, type Settings } from '../src/instances/model.js';
-import type { MessageStatus } from '../src/messages/status.js';
-import { silentLogger } from '../src/logger.js';
-import { openStore, type Store } from '../src/store/db.js';
+import { defaultSettings, type ConnectionState, type Instance, type PrivacySettings, type Settings } from '../src/core/instance.js';
+import type { MessageStatus } from '../src/core/message-status.js';
+import { silentLogger } from '../src/platform/logger.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
+import { statusOf } from '../src/platform/http/error-envelope.js';
 
 type Call =
   | { kind: 'connection'; id: string; state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number }
@@ -181,9 +182,9 @@ async function expect400(promise: Promise<unknown>, message: RegExp): Promise<vo
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).status).toBe(400);
-  expect((error as ApiError).messages.join(' ')).toMatch(message);
+  expect(error).toBeInstanceOf(CodedError);
+  expect(statusOf(error as CodedError)).toBe(400);
+  expect((error as CodedError).messages.join(' ')).toMatch(message);
 }
 
 const jid = (digits: string) => `${digits}@s.whatsapp.net`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/store/db.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
 
 describe('SQLite store file', () => {
   const dirs: string[] = [];

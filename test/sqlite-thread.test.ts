@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/store/db.js';
-import { GroupCommit } from '../src/store/group-commit.js';
-import { inInsertUnit, inUnit } from '../src/store/unit.js';
-import { inWriteUnit } from '../src/store/write-unit.js';
-import { sqliteThreadOf } from '../src/store/sqlite-thread/dialect.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
+import { GroupCommit } from '../src/platform/store/group-commit.js';
+import { inInsertUnit, inUnit } from '../src/platform/store/unit.js';
+import { inWriteUnit } from '../src/platform/store/write-unit.js';
+import { sqliteThreadOf } from '../src/platform/store/sqlite-thread/dialect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-thread-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,8 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../src/store/db.js';
-import { inInsertUnit } from '../src/store/unit.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
+import { inInsertUnit } from '../src/platform/store/unit.js';
 import { dropPostgresSchema, pgUrl, storeTargets } from './harness.js';
 
 const targets = await storeTargets();

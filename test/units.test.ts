@@ -1,15 +1,15 @@
 // Pure rules: configuration validation and its documentation, addresses, status progression, event names.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, settingDocs } from '../src/config.js';
+import { ConfigError, loadConfig, settingDocs } from '../src/platform/config.js';
 import { toJid } from '../src/messages/jid.js';
-import { statusSteps } from '../src/messages/status.js';
-import { eventNames, eventSuffix, resolveEventName, wireName } from '../src/events/catalog.js';
+import { statusSteps } from '../src/core/message-status.js';
+import { eventNames, eventSuffix, resolveEventName, wireName } from '../src/core/event-catalog.js';
 import { argbFromColor } from '../src/messages/compose.js';
-import { SecretsBox } from '../src/util/secrets-box.js';
+import { SecretsBox } from '../src/platform/util/secrets-box.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { keyDigest, KnownKeyDigests } from '../src/instances/keys.js';
-import { customHeaderProblem, deliveryHeaders } from '../src/events/webhook/headers.js';
+import { keyDigest, KnownKeyDigests } from '../src/platform/util/api-keys.js';
+import { customHeaderProblem, deliveryHeaders } from '../src/sinks/webhook/headers.js';
 
 describe('configuration', () => {
   it('has defaults that start the service on SQLite', () => {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../src/events/webhook/signing.js';
+import { verifyWebhook } from '../src/sinks/webhook/signing.js';
 import { pgUrl, storeTargets, until } from './harness.js';
 import { freePort, killService, linkSandbox, serviceSetup, startService, waitUntilUp, type Api } from './service-process.js';
 

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postWebhook, type HttpAttempt } from '../src/events/webhook/http-attempt.js';
+import { postWebhook, type HttpAttempt } from '../src/sinks/webhook/http-attempt.js';
 
 let server: Server;
 let base = '';

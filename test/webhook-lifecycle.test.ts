@@ -3,7 +3,7 @@
 // secrets removed, and headers that could not be sent.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError } from '../src/config.js';
+import { loadConfig, ConfigError } from '../src/platform/config.js';
 import { startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
 
 const targets = await storeTargets();

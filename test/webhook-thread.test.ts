@@ -4,10 +4,10 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../src/logger.js';
-import type { SendRules, WebhookRequest } from '../src/events/webhook/ordered-send.js';
-import type { Verdict } from '../src/events/webhook/outcome.js';
-import { ThreadSender } from '../src/events/webhook/thread/host.js';
+import { silentLogger } from '../src/platform/logger.js';
+import type { SendRules, WebhookRequest } from '../src/sinks/webhook/ordered-send.js';
+import type { Verdict } from '../src/sinks/webhook/outcome.js';
+import { ThreadSender } from '../src/sinks/webhook/thread/host.js';
 
 const rules: SendRules = { timeoutMs: 2000, nonRetryable: [400, 401, 403, 404, 422] };
 

@@ -1,7 +1,7 @@
 // socket.io websocket: per-instance namespaces, the global stream, handshake auth and refusals, on both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client';
-import { attachWebsocket, type WebsocketHandle, type WebsocketPayload } from '../src/events/websocket/index.js';
+import { attachWebsocket, type WebsocketHandle, type WebsocketPayload } from '../src/sinks/websocket/index.js';
 import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
 
 const targets = await storeTargets();

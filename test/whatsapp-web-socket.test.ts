@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proto, type BaileysEventMap, type UserFacingSocketConfig, type WAMediaUploadFunction, type WAMessageKey } from 'baileys';
-import { loadConfig } from '../src/config.js';
-import { silentLogger } from '../src/logger.js';
-import { openStore, type Store } from '../src/store/db.js';
+import { loadConfig } from '../src/platform/config.js';
+import { silentLogger } from '../src/platform/logger.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
 import { createServices, type Services } from '../src/services.js';
-import { inUnit } from '../src/store/unit.js';
-import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../src/instances/model.js';
+import { inUnit } from '../src/platform/store/unit.js';
+import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../src/core/instance.js';
 import {
   TransientConnectorError,
   type Connector,
@@ -21,9 +21,9 @@ import {
   type OutboundMessage,
   type Presence,
   type QrState,
-} from '../src/connectors/connector.js';
-import type { EventName } from '../src/events/catalog.js';
-import type { MessageStatus } from '../src/messages/status.js';
+} from '../src/core/connector.js';
+import type { EventName } from '../src/core/event-catalog.js';
+import type { MessageStatus } from '../src/core/message-status.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../src/messages/compose.js';
 import { prepareMedia } from '../src/media/prepare.js';
 import { encryptMedia } from '../src/media/crypto.js';

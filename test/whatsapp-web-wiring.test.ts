@@ -24,15 +24,15 @@ import {
   proto,
   type BinaryNode,
 } from 'baileys';
-import { loadConfig } from '../src/config.js';
-import { createLogger, silentLogger, type Logger } from '../src/logger.js';
-import { openStore, type Store } from '../src/store/db.js';
+import { loadConfig } from '../src/platform/config.js';
+import { createLogger, silentLogger, type Logger } from '../src/platform/logger.js';
+import { openStore, type Store } from '../src/platform/store/db.js';
 import { storeTargets, type StoreTarget } from './harness.js';
 import { createServices, type Services } from '../src/services.js';
-import { defaultSettings, type ConnectionState, type Instance } from '../src/instances/model.js';
-import type { Connector, ConnectorHost, InboundMessage, Presence, QrState } from '../src/connectors/connector.js';
-import type { EventName } from '../src/events/catalog.js';
-import type { MessageStatus } from '../src/messages/status.js';
+import { defaultSettings, type ConnectionState, type Instance } from '../src/core/instance.js';
+import type { Connector, ConnectorHost, InboundMessage, Presence, QrState } from '../src/core/connector.js';
+import type { EventName } from '../src/core/event-catalog.js';
+import type { MessageStatus } from '../src/core/message-status.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaWebSettings } from '../src/connectors/whatsapp-web/index.js';
 
 // ---------------------------------------------------------------------------------------------------------------

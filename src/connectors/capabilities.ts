@@ -1,6 +1,6 @@
 // Which operations each integration kind offers; the rest answer 400 "Method not available on …".
-import { badRequest } from '../api/errors.js';
-import type { Integration } from '../instances/model.js';
+import { invalidInput } from '../core/errors.js';
+import type { Integration } from '../core/instance.js';
 
 export type Operation = 'text' | 'media' | 'list' | 'poll' | 'sticker' | 'status' | 'presence' | 'privacy';
 
@@ -20,6 +20,6 @@ const channelNames: Record<Integration, string> = {
 
 export function assertSupported(integration: Integration, operation: Operation): void {
   if (unavailable[integration].includes(operation)) {
-    throw badRequest(`Method not available on ${channelNames[integration]} (integration ${integration} cannot do ${operation})`);
+    throw invalidInput(`Method not available on ${channelNames[integration]} (integration ${integration} cannot do ${operation})`);
   }
 }

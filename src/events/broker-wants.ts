@@ -1,5 +1,5 @@
 // Which brokers an instance's settings want an event on, decided when the event is written and stored with it.
-import type { EventName } from './catalog.js';
+import type { EventName } from '../core/event-catalog.js';
 import { sinkWants, type SinkConfigs } from './sink-configs.js';
 
 /** One bit per broker in the outbox's `broker_wants`. */

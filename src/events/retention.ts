@@ -1,6 +1,6 @@
 // Retention of the event log: delivered and cancelled deliveries and fully handled outbox events older than the window go.
-import type { Db } from '../store/db.js';
-import type { Logger } from '../logger.js';
+import type { Db } from '../platform/store/db.js';
+import type { Logger } from '../platform/logger.js';
 
 const sweepEveryMs = 3600_000;
 const rowsPerStatement = 5_000;

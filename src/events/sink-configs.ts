@@ -1,7 +1,7 @@
 // Per-instance event destination settings (webhook, websocket, …) kept in the store and cached in memory.
-import type { Db } from '../store/db.js';
-import type { Unit } from '../store/unit.js';
-import { resolveEventName, subscribed, type EventName } from './catalog.js';
+import type { Db } from '../platform/store/db.js';
+import type { Unit } from '../platform/store/unit.js';
+import { resolveEventName, subscribed, type EventName } from '../core/event-catalog.js';
 
 export type SinkKind = 'webhook' | 'websocket' | 'rabbitmq' | 'nats';
 

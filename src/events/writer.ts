@@ -1,32 +1,13 @@
 // Writes events into the outbox, with one pending delivery per matching webhook, inside the caller's unit.
-import { timeOrderedId } from '../util/time-ordered-id.js';
-import type { Config } from '../config.js';
-import type { Tx } from '../store/db.js';
-import type { RowSink } from '../store/unit.js';
-import { globalFilterAllows, wireName, type EventName } from './catalog.js';
-import { globalWebhookUrl, instanceWebhookUrl } from './webhook/urls.js';
+import { timeOrderedId } from '../platform/util/time-ordered-id.js';
+import type { Config } from '../platform/config.js';
+import type { Tx } from '../platform/store/db.js';
+import type { RowSink } from '../platform/store/unit.js';
+import type { EventEnvelope, EventSource } from '../core/event-envelope.js';
+import { globalFilterAllows, wireName, type EventName } from '../core/event-catalog.js';
+import { globalWebhookUrl, instanceWebhookUrl } from '../sinks/webhook/urls.js';
 import { brokerWantsOf } from './broker-wants.js';
 import { sinkWants, webhookOptions, type SinkConfigs } from './sink-configs.js';
-
-/** What an event needs to know about the instance it belongs to. */
-export interface EventSource {
-  id: string;
-  name: string;
-  ownerJid: string | null;
-  /** Only set when the operator opted in to exposing instance keys in events. */
-  apikey?: string | null;
-}
-
-export interface EventEnvelope {
-  id: string;
-  event: string;
-  instance: string;
-  data: unknown;
-  date_time: string;
-  sender: string | null;
-  server_url: string;
-  apikey: string | null;
-}
 
 export type DeliveryTarget = 'instance' | 'global';
 

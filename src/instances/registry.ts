@@ -1,12 +1,12 @@
 // The registry of instances: rows in the store, mirrored in memory for by-name and by-key lookups on every request.
 import type { Selectable } from 'kysely';
-import type { Db } from '../store/db.js';
-import type { InstancesTable } from '../store/schema.js';
-import type { Unit } from '../store/unit.js';
-import type { SecretsBox } from '../util/secrets-box.js';
-import { notFound } from '../api/errors.js';
-import { hashApiKey } from './keys.js';
-import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from './model.js';
+import type { Db } from '../platform/store/db.js';
+import type { InstancesTable } from '../platform/store/schema.js';
+import type { Unit } from '../platform/store/unit.js';
+import type { SecretsBox } from '../platform/util/secrets-box.js';
+import { notFound } from '../core/errors.js';
+import { hashApiKey } from '../platform/util/api-keys.js';
+import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from '../core/instance.js';
 
 function fromRow(row: Selectable<InstancesTable>): Instance {
   return {

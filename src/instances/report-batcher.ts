@@ -1,12 +1,13 @@
 // Received messages and receipts reported by connectors, recorded in bulk: one batch per turn of the event loop.
-import type { Db } from '../store/db.js';
-import { inWriteUnit } from '../store/write-unit.js';
-import { BatchCommit } from '../store/group-commit.js';
-import type { EventWriter, EventSource } from '../events/writer.js';
+import type { Db } from '../platform/store/db.js';
+import { inWriteUnit } from '../platform/store/write-unit.js';
+import { BatchCommit } from '../platform/store/group-commit.js';
+import type { EventWriter } from '../events/writer.js';
+import type { EventSource } from '../core/event-envelope.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
-import type { MessageStatus } from '../messages/status.js';
+import type { MessageStatus } from '../core/message-status.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
-import type { Instance } from './model.js';
+import type { Instance } from '../core/instance.js';
 
 type Report =
   | { kind: 'received'; instance: Instance; record: MessageRecord }

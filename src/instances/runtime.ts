@@ -1,24 +1,24 @@
 // Live side of instances: one connector each, their lifecycle, and the host that turns connector reports into state and events.
-import { timeOrderedId } from '../util/time-ordered-id.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { Db } from '../store/db.js';
-import { inUnit } from '../store/unit.js';
-import { GroupCommit } from '../store/group-commit.js';
+import { timeOrderedId } from '../platform/util/time-ordered-id.js';
+import type { Config } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
+import type { Db } from '../platform/store/db.js';
+import { inUnit } from '../platform/store/unit.js';
+import { GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
-import { KeyedSerialQueue } from '../util/keyed-serial-queue.js';
+import { KeyedSerialQueue } from '../platform/util/keyed-serial-queue.js';
 import type { EventWriter } from '../events/writer.js';
-import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../connectors/connector.js';
-import type { EventName } from '../events/catalog.js';
-import type { Unit } from '../store/unit.js';
-import type { MessageStatus } from '../messages/status.js';
+import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { EventName } from '../core/event-catalog.js';
+import type { Unit } from '../platform/store/unit.js';
+import type { MessageStatus } from '../core/message-status.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import { sourceOfId } from '../messages/ids.js';
 import type { SendWorkers } from '../messages/send-worker.js';
 import type { InstanceRegistry } from './registry.js';
-import type { ConnectionState, Instance, Integration } from './model.js';
-import { eventSourceOf } from './event-source.js';
+import type { ConnectionState, Instance, Integration } from '../core/instance.js';
+import { eventSourceOf } from '../core/event-envelope.js';
 
 export interface RuntimeDeps {
   db: Db;

@@ -1,16 +1,16 @@
 // Instance operations behind the API: create, delete, settings, privacy and event-destination settings.
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config.js';
-import type { Db } from '../store/db.js';
-import { inUnit } from '../store/unit.js';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/store/db.js';
+import { inUnit } from '../platform/store/unit.js';
 import type { EventWriter } from '../events/writer.js';
 import type { SinkConfig, SinkConfigs, SinkKind } from '../events/sink-configs.js';
-import { badRequest, forbidden, notFound } from '../api/errors.js';
-import { generateApiKey } from './keys.js';
+import { invalidInput, forbidden, notFound } from '../core/errors.js';
+import { generateApiKey } from '../platform/util/api-keys.js';
 import type { InstanceRegistry } from './registry.js';
 import type { InstanceRuntime } from './runtime.js';
-import { eventSourceOf } from './event-source.js';
-import type { Instance, Integration, PrivacySettings, Settings } from './model.js';
+import { eventSourceOf } from '../core/event-envelope.js';
+import type { Instance, Integration, PrivacySettings, Settings } from '../core/instance.js';
 
 export interface CreateInstanceInput {
   name: string;
@@ -46,26 +46,26 @@ export class InstanceService {
     if (registry.byInstanceName(input.name)) throw forbidden(`This name "${input.name}" is already in use.`);
     const businessToken = input.integration === 'WHATSAPP-BUSINESS' ? input.token : undefined;
     if (input.integration === 'WHATSAPP-BUSINESS') {
-      if (!input.token) throw badRequest('token is required for WHATSAPP-BUSINESS (the Meta access token)');
-      if (!input.number) throw badRequest('number is required for WHATSAPP-BUSINESS (the phone-number id)');
-      if (!/^\d+$/.test(input.number)) throw badRequest('number must be the phone-number id Meta shows for the number (digits only) for WHATSAPP-BUSINESS');
+      if (!input.token) throw invalidInput('token is required for WHATSAPP-BUSINESS (the Meta access token)');
+      if (!input.number) throw invalidInput('number is required for WHATSAPP-BUSINESS (the phone-number id)');
+      if (!/^\d+$/.test(input.number)) throw invalidInput('number must be the phone-number id Meta shows for the number (digits only) for WHATSAPP-BUSINESS');
     }
     // WhatsApp Web takes the number for a pairing code: the same rule as connect's, checked before anything is stored.
     const number = input.integration === 'WHATSAPP-BAILEYS' && input.number !== undefined ? pairingNumber(input.number) : input.number;
     let apikey = generateApiKey();
     if (input.token && input.integration !== 'WHATSAPP-BUSINESS') {
       if (input.token.length < minClientKeyLength) {
-        throw badRequest(`token must be at least ${minClientKeyLength} characters (it becomes the instance API key); omit it to get a generated key`);
+        throw invalidInput(`token must be at least ${minClientKeyLength} characters (it becomes the instance API key); omit it to get a generated key`);
       }
       // A key travels in the apikey header: visible ASCII only (header values lose outer spaces, carry no line breaks
       // and are read as Latin-1), so a key that could never be sent is refused now rather than answered 401 forever.
       if (!/^[\x21-\x7e]+$/.test(input.token)) {
-        throw badRequest('token may hold only visible ASCII characters (no spaces, line breaks or accented letters): it is sent in the apikey header');
+        throw invalidInput('token may hold only visible ASCII characters (no spaces, line breaks or accented letters): it is sent in the apikey header');
       }
       if (input.token === this.deps.globalApiKey) {
-        throw badRequest('token must not be the global API key: an instance key is meant to be handed out; choose another or omit it');
+        throw invalidInput('token must not be the global API key: an instance key is meant to be handed out; choose another or omit it');
       }
-      if (registry.isKeyInUse(input.token)) throw badRequest('token is already the key of another instance; choose another or omit it');
+      if (registry.isKeyInUse(input.token)) throw invalidInput('token is already the key of another instance; choose another or omit it');
       apikey = input.token;
     }
     const id = randomUUID();
@@ -92,7 +92,7 @@ export class InstanceService {
     } catch (error) {
       // Two creates at once: the store's unique columns decide which one lost, and on what.
       if (isUniqueViolation(error) && violatedColumn(error) === 'apikey_hash') {
-        throw badRequest('token is already the key of another instance; choose another or omit it');
+        throw invalidInput('token is already the key of another instance; choose another or omit it');
       }
       if (isUniqueViolation(error)) throw forbidden(`This name "${input.name}" is already in use.`);
       throw error;
@@ -146,7 +146,7 @@ export class InstanceService {
   /** The phone number used for a pairing code (WhatsApp Web) on the next connection. */
   async updateNumber(instance: Instance, number: string): Promise<Instance> {
     const digits = pairingNumber(number);
-    if (!digits) throw badRequest(pairingNumberRule);
+    if (!digits) throw invalidInput(pairingNumberRule);
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
   }
 
@@ -179,7 +179,7 @@ const pairingNumberRule = 'number must be a phone number with country code, 5 to
 function pairingNumber(number: string): string | undefined {
   const digits = number.replace(/[\s+()-]/g, '');
   if (digits === '') return undefined;
-  if (!/^\d{5,15}$/.test(digits)) throw badRequest(pairingNumberRule);
+  if (!/^\d{5,15}$/.test(digits)) throw invalidInput(pairingNumberRule);
   return digits;
 }
 

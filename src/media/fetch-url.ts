@@ -1,9 +1,9 @@
 // Downloads media from a caller-supplied http(s) URL safely: guarded addresses, manual redirects, size cap.
 
 import { request, type Dispatcher } from 'undici';
-import { ApiError, badRequest, payloadTooLarge } from '../api/errors.js';
-import { checkLiteralHost, findForbiddenAddressError, urlHost } from '../net/address-policy.js';
-import { sharedGuardedDispatcher } from '../net/guarded-dispatcher.js';
+import { CodedError, invalidInput, tooLarge } from '../core/errors.js';
+import { checkLiteralHost, findForbiddenAddressError, urlHost } from '../platform/net/address-policy.js';
+import { sharedGuardedDispatcher } from '../platform/net/guarded-dispatcher.js';
 import { formatBytes } from './size.js';
 
 export interface FetchMediaOptions {
@@ -44,15 +44,15 @@ function discard(body: Dispatcher.ResponseData['body']): void {
 
 function assertFetchable(url: URL, opts: FetchMediaOptions): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw badRequest(`${opts.field} URL must use http or https (got ${url.protocol.slice(0, -1)})`);
+    throw invalidInput(`${opts.field} URL must use http or https (got ${url.protocol.slice(0, -1)})`);
   }
   const forbidden = checkLiteralHost(url, { denyPrivate: opts.denyPrivate });
   if (forbidden) throw forbiddenError(forbidden, opts.field);
 }
 
-function forbiddenError(err: { host: string; address: string; reason: string }, field: string): ApiError {
+function forbiddenError(err: { host: string; address: string; reason: string }, field: string): CodedError {
   const where = err.host === err.address ? '' : ` (${err.host} resolves to ${err.address})`;
-  return badRequest(`${field} URL points to a forbidden address (${err.address})${where}: ${err.reason}`);
+  return invalidInput(`${field} URL points to a forbidden address (${err.address})${where}: ${err.reason}`);
 }
 
 /** Picks a file name from Content-Disposition, else from the last path segment of the URL. */
@@ -89,40 +89,40 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Turns whatever the download threw into an ApiError a caller can act on. */
-function toApiError(err: unknown, url: URL, opts: FetchMediaOptions, signal: AbortSignal): ApiError {
-  if (err instanceof ApiError) return err;
+/** Turns whatever the download threw into a coded error a caller can act on. */
+function toCodedError(err: unknown, url: URL, opts: FetchMediaOptions, signal: AbortSignal): CodedError {
+  if (err instanceof CodedError) return err;
   const forbidden = findForbiddenAddressError(err);
   if (forbidden) return forbiddenError(forbidden, opts.field);
   const field = opts.field;
-  if (signal.aborted) return badRequest(`${field} URL did not finish downloading within ${opts.timeoutMs / 1000} seconds`);
+  if (signal.aborted) return invalidInput(`${field} URL did not finish downloading within ${opts.timeoutMs / 1000} seconds`);
   const code = errorCode(err);
   const host = urlHost(url);
   switch (code) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EAI_NODATA':
-      return badRequest(`${field} URL host ${host} could not be resolved`);
+      return invalidInput(`${field} URL host ${host} could not be resolved`);
     case 'ECONNREFUSED':
-      return badRequest(`${field} URL host ${host} refused the connection`);
+      return invalidInput(`${field} URL host ${host} refused the connection`);
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'ETIMEDOUT':
-      return badRequest(`${field} URL host ${host} could not be reached (connection timed out)`);
+      return invalidInput(`${field} URL host ${host} could not be reached (connection timed out)`);
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
-      return badRequest(`${field} URL host ${host} closed the connection before the download finished`);
+      return invalidInput(`${field} URL host ${host} closed the connection before the download finished`);
   }
   if (code && /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_VERIFY/.test(code)) {
-    return badRequest(`${field} URL has a TLS certificate problem (${code})`);
+    return invalidInput(`${field} URL has a TLS certificate problem (${code})`);
   }
   const detail = code ?? (err instanceof Error ? err.message : String(err));
-  return badRequest(`${field} URL could not be fetched (${detail})`);
+  return invalidInput(`${field} URL could not be fetched (${detail})`);
 }
 
 export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<FetchedMedia> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
   const dispatcher = opts.dispatcher ?? sharedGuardedDispatcher(opts.denyPrivate);
-  const tooLarge = () => payloadTooLarge(`${opts.field} is larger than the ${formatBytes(opts.maxBytes)} limit`);
+  const sizeExceeded = () => tooLarge(`${opts.field} is larger than the ${formatBytes(opts.maxBytes)} limit`);
   let current = url;
   try {
     for (let redirects = 0; ; redirects++) {
@@ -137,24 +137,24 @@ export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<Fet
       if (REDIRECT_STATUSES.has(res.statusCode)) {
         discard(res.body);
         const location = header(res.headers, 'location');
-        if (!location) throw badRequest(`${opts.field} URL answered HTTP ${res.statusCode} without a Location header`);
-        if (redirects >= MAX_REDIRECTS) throw badRequest(`${opts.field} URL redirected more than ${MAX_REDIRECTS} times`);
+        if (!location) throw invalidInput(`${opts.field} URL answered HTTP ${res.statusCode} without a Location header`);
+        if (redirects >= MAX_REDIRECTS) throw invalidInput(`${opts.field} URL redirected more than ${MAX_REDIRECTS} times`);
         try {
           current = new URL(location, current);
         } catch {
-          throw badRequest(`${opts.field} URL redirected to an invalid URL`);
+          throw invalidInput(`${opts.field} URL redirected to an invalid URL`);
         }
         continue;
       }
       if (res.statusCode < 200 || res.statusCode > 299) {
         discard(res.body);
-        throw badRequest(`${opts.field} URL answered HTTP ${res.statusCode}`);
+        throw invalidInput(`${opts.field} URL answered HTTP ${res.statusCode}`);
       }
 
       const length = Number(header(res.headers, 'content-length'));
       if (Number.isFinite(length) && length > opts.maxBytes) {
         discard(res.body);
-        throw tooLarge();
+        throw sizeExceeded();
       }
       const chunks: Buffer[] = [];
       let total = 0;
@@ -162,11 +162,11 @@ export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<Fet
         total += chunk.length;
         if (total > opts.maxBytes) {
           discard(res.body);
-          throw tooLarge();
+          throw sizeExceeded();
         }
         chunks.push(chunk);
       }
-      if (total === 0) throw badRequest(`${opts.field} URL returned an empty body`);
+      if (total === 0) throw invalidInput(`${opts.field} URL returned an empty body`);
       return {
         bytes: Buffer.concat(chunks, total),
         fileNameHint: fileNameHint(res.headers, current),
@@ -174,6 +174,6 @@ export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<Fet
       };
     }
   } catch (err) {
-    throw toApiError(err, current, opts, signal);
+    throw toCodedError(err, current, opts, signal);
   }
 }

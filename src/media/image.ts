@@ -1,7 +1,7 @@
 // Images: decode check, display dimensions, the 32 px JPEG thumbnail WhatsApp shows while loading.
 
 import sharp from 'sharp';
-import { badRequest } from '../api/errors.js';
+import { invalidInput } from '../core/errors.js';
 
 export interface PreparedImage {
   bytes: Buffer;
@@ -24,12 +24,12 @@ export async function prepareImage(bytes: Buffer, mimetype: string, field: strin
     const meta = await sharp(bytes).metadata();
     ({ width, height } = meta.autoOrient);
   } catch {
-    throw badRequest(`${field} could not be decoded as an image (detected ${mimetype}); it may be corrupt or truncated`);
+    throw invalidInput(`${field} could not be decoded as an image (detected ${mimetype}); it may be corrupt or truncated`);
   }
-  if (!width || !height) throw badRequest(`${field} has no readable image dimensions`);
+  if (!width || !height) throw invalidInput(`${field} has no readable image dimensions`);
 
   // The header can be readable while the pixels are not (a truncated download): decoding them fails here.
-  const undecodable = () => badRequest(`${field} could not be decoded as an image (detected ${mimetype}); it may be corrupt or truncated`);
+  const undecodable = () => invalidInput(`${field} could not be decoded as an image (detected ${mimetype}); it may be corrupt or truncated`);
   let sent = bytes;
   let sentType = mimetype;
   if (!SENT_AS_IS.has(mimetype)) {

@@ -1,6 +1,6 @@
 // Turns a request's media field (http(s) URL, data URL or raw base64) into bytes; never reads local files.
 
-import { badRequest } from '../api/errors.js';
+import { invalidInput } from '../core/errors.js';
 import { decodeBase64, decodeDataUrl, notMedia } from './base64.js';
 import { fetchMedia } from './fetch-url.js';
 
@@ -25,7 +25,7 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 
 export async function loadMedia(input: string, opts: LoadMediaOptions): Promise<LoadedMedia> {
   const { field } = opts;
-  if (typeof input !== 'string' || input.trim() === '') throw badRequest(`${field} is empty`);
+  if (typeof input !== 'string' || input.trim() === '') throw invalidInput(`${field} is empty`);
   const text = input.trim();
   const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
 
@@ -41,5 +41,5 @@ export async function loadMedia(input: string, opts: LoadMediaOptions): Promise<
     return fetchMedia(url, opts);
   }
   if (/^[A-Za-z]$/.test(scheme)) throw notMedia(field, text); // a Windows path such as C:\…
-  throw badRequest(`${field} URL must use http or https (got ${scheme}); or send base64 or a data URL`);
+  throw invalidInput(`${field} URL must use http or https (got ${scheme}); or send base64 or a data URL`);
 }

@@ -1,6 +1,6 @@
 // Media preparation: verify the real type, derive what the message needs, encrypt for upload.
 
-import { badRequest } from '../api/errors.js';
+import { invalidInput } from '../core/errors.js';
 import { encryptMedia } from './crypto.js';
 import { prepareImage } from './image.js';
 import { mimetypeFromFileName, sniff, topLevelType, usableDeclaredMimetype } from './sniff.js';
@@ -34,7 +34,7 @@ export async function prepareMedia(
   opts: PrepareMediaOptions = {},
 ): Promise<PreparedMedia> {
   const field = opts.field ?? (kind === 'sticker' ? 'sticker' : 'media');
-  if (bytes.length === 0) throw badRequest(`${field} is empty`);
+  if (bytes.length === 0) throw invalidInput(`${field} is empty`);
   const sniffed = await sniff(bytes);
   const detected = sniffed?.mime;
   const fileName = cleanFileName(opts.fileName);
@@ -50,7 +50,7 @@ export async function prepareMedia(
     const expected = kind === 'sticker' ? 'image' : kind;
     if (!detected || topLevelType(detected) !== expected) {
       const what = detected ? `detected ${detected}` : 'its type could not be recognised';
-      throw badRequest(`${field} is not ${KIND_NOUN[expected]} (${what})`);
+      throw invalidInput(`${field} is not ${KIND_NOUN[expected]} (${what})`);
     }
     mimetype = detected;
     if (kind === 'image') {

@@ -1,7 +1,7 @@
 // Stickers: any readable image becomes a 512x512 WebP on a transparent canvas, animated when the input is.
 
 import sharp from 'sharp';
-import { badRequest } from '../api/errors.js';
+import { invalidInput } from '../core/errors.js';
 
 export interface PreparedSticker {
   bytes: Buffer;
@@ -23,7 +23,7 @@ export async function prepareSticker(bytes: Buffer, field: string): Promise<Prep
     const meta = await sharp(bytes, { animated: true }).metadata();
     isAnimated = ANIMATABLE.has(meta.format) && (meta.pages ?? 1) > 1;
   } catch {
-    throw badRequest(`${field} could not be read as an image; send a PNG, JPEG, WebP or GIF`);
+    throw invalidInput(`${field} could not be read as an image; send a PNG, JPEG, WebP or GIF`);
   }
 
   const limit = isAnimated ? ANIMATED_LIMIT : STATIC_LIMIT;
@@ -36,7 +36,7 @@ export async function prepareSticker(bytes: Buffer, field: string): Promise<Prep
         .webp({ quality, ...(isAnimated ? { loop: 0 } : {}) })
         .toBuffer();
     } catch {
-      throw badRequest(`${field} could not be converted to a WebP sticker; it may be corrupt or truncated`);
+      throw invalidInput(`${field} could not be converted to a WebP sticker; it may be corrupt or truncated`);
     }
     if (webp.length <= limit) break;
   }

@@ -1,6 +1,6 @@
 // Builds WhatsApp message content for each send kind (text, media, sticker, poll, list-as-poll, status).
 import { randomBytes } from 'node:crypto';
-import { badRequest } from '../api/errors.js';
+import { invalidInput } from '../core/errors.js';
 import type { PreparedMedia } from '../media/types.js';
 import { toJid } from './jid.js';
 
@@ -114,17 +114,17 @@ export interface PollFields {
 const pollFields: PollFields = { name: 'name', options: 'values', option: (i) => `values[${i}]` };
 
 export function pollContent(name: string, options: string[], selectableCount: number, fields: PollFields = pollFields, contextInfo?: Record<string, unknown>) {
-  if (name.trim() === '') throw badRequest(`${fields.name} must not be empty`);
-  if (name.length > pollLimits.maxNameLength) throw badRequest(`${fields.name} must be at most ${pollLimits.maxNameLength} characters`);
-  if (options.length < 2) throw badRequest(`${fields.options} must have at least 2 options`);
-  if (options.length > pollLimits.maxOptions) throw badRequest(`${fields.options} must have at most ${pollLimits.maxOptions} options (WhatsApp's limit)`);
+  if (name.trim() === '') throw invalidInput(`${fields.name} must not be empty`);
+  if (name.length > pollLimits.maxNameLength) throw invalidInput(`${fields.name} must be at most ${pollLimits.maxNameLength} characters`);
+  if (options.length < 2) throw invalidInput(`${fields.options} must have at least 2 options`);
+  if (options.length > pollLimits.maxOptions) throw invalidInput(`${fields.options} must have at most ${pollLimits.maxOptions} options (WhatsApp's limit)`);
   options.forEach((option, i) => {
-    if (option.trim() === '') throw badRequest(`${fields.option(i)} must not be empty`);
-    if (option.length > pollLimits.maxOptionLength) throw badRequest(`${fields.option(i)} must be at most ${pollLimits.maxOptionLength} characters`);
+    if (option.trim() === '') throw invalidInput(`${fields.option(i)} must not be empty`);
+    if (option.length > pollLimits.maxOptionLength) throw invalidInput(`${fields.option(i)} must be at most ${pollLimits.maxOptionLength} characters`);
   });
-  if (new Set(options).size !== options.length) throw badRequest(`${fields.options} must not contain the same option twice`);
+  if (new Set(options).size !== options.length) throw invalidInput(`${fields.options} must not contain the same option twice`);
   if (!Number.isInteger(selectableCount) || selectableCount < 0 || selectableCount > options.length) {
-    throw badRequest(`selectableCount must be from 0 (any number of choices) to ${options.length} (the number of options)`);
+    throw invalidInput(`selectableCount must be from 0 (any number of choices) to ${options.length} (the number of options)`);
   }
   return {
     messageType: 'pollCreationMessage',
@@ -171,7 +171,7 @@ export function listContent(list: ListInput, sections: { title?: string; rows: {
 export function argbFromColor(color: string): number {
   const hex = color.trim().replace(/^#/, '');
   if (!/^([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(hex)) {
-    throw badRequest('backgroundColor must be a colour like #008000 (or #AARRGGBB)');
+    throw invalidInput('backgroundColor must be a colour like #008000 (or #AARRGGBB)');
   }
   const full = hex.length === 6 ? `FF${hex}` : hex;
   return Number.parseInt(full, 16);
@@ -191,7 +191,7 @@ export function statusFontNumber(name: string): number | undefined {
 
 export function statusTextContent(text: string, backgroundColor: string, font: number) {
   const fontName = statusFonts[font];
-  if (fontName === undefined) throw badRequest(`font must be from 0 to ${statusFonts.length - 1}`);
+  if (fontName === undefined) throw invalidInput(`font must be from 0 to ${statusFonts.length - 1}`);
   return {
     messageType: 'extendedTextMessage',
     content: { extendedTextMessage: { text, backgroundArgb: argbFromColor(backgroundColor), font: fontName } },

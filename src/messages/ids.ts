@@ -1,5 +1,5 @@
 // WhatsApp-style message ids chosen by us (so a retried send reuses its id) and the device guess from an id.
-import { hexOfByte, randomByte } from '../util/time-ordered-id.js';
+import { hexOfByte, randomByte } from '../platform/util/time-ordered-id.js';
 
 const upperHexOfByte = hexOfByte.map((hex) => hex.toUpperCase());
 

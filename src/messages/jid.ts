@@ -1,5 +1,5 @@
 // Recipient numbers to messenger addresses, as Evolution normalises them (§8.1 of the behaviour reference).
-import { badRequest } from '../api/errors.js';
+import { invalidInput } from '../core/errors.js';
 
 const fullAddress = /@(g\.us|s\.whatsapp\.net|lid|broadcast|newsletter)$/;
 
@@ -19,7 +19,7 @@ export function toJid(input: string, field = 'number'): string {
   if (server !== undefined) {
     const user = value.slice(0, value.length - server.length - 1);
     const { pattern, rule } = userParts[server];
-    if (!pattern.test(user)) throw badRequest(`${field} "${value}" is not an address: before @${server} must come ${rule}`);
+    if (!pattern.test(user)) throw invalidInput(`${field} "${value}" is not an address: before @${server} must come ${rule}`);
     return value;
   }
   value = value.replace(/[\s+()]/g, '').replace(/[:@].*$/, '');
@@ -29,7 +29,7 @@ export function toJid(input: string, field = 'number'): string {
   }
   let digits = value.replace(/\D/g, '');
   if (digits.length < 5 || digits.length > 24) {
-    throw badRequest(
+    throw invalidInput(
       `${field} must be a phone number with country code (5 to 17 digits, e.g. 5511999999999), a group id (18 digits or more) or a full address such as 5511999999999@s.whatsapp.net`,
     );
   }
@@ -53,7 +53,7 @@ export const statusBroadcastJid = 'status@broadcast';
 /** The recipient of a chat message: any address but the status feed, which has its own route and audience. */
 export function recipientJid(input: string, field = 'number'): string {
   const jid = toJid(input, field);
-  if (jid === statusBroadcastJid) throw badRequest(`${field} ${statusBroadcastJid} is the status feed: post statuses with /message/sendStatus, which takes their audience`);
+  if (jid === statusBroadcastJid) throw invalidInput(`${field} ${statusBroadcastJid} is the status feed: post statuses with /message/sendStatus, which takes their audience`);
   return jid;
 }
 
@@ -61,7 +61,7 @@ export function recipientJid(input: string, field = 'number'): string {
 export function statusViewerJid(input: string, field: string): string {
   const jid = toJid(input, field);
   if (!jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) {
-    throw badRequest(`${field} "${input}" is not a person: a status is shown to people (phone numbers or their addresses), not to groups, lists or the status feed`);
+    throw invalidInput(`${field} "${input}" is not a person: a status is shown to people (phone numbers or their addresses), not to groups, lists or the status feed`);
   }
   return jid;
 }

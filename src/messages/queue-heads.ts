@@ -1,6 +1,6 @@
 // The head of each chat's send queue for one instance, found by index seeks (a few per chat), not a scan of the queue.
 import { sql } from 'kysely';
-import type { Db } from '../store/db.js';
+import type { Db } from '../platform/store/db.js';
 
 export interface QueueHead {
   chat: string;

@@ -1,8 +1,8 @@
 // Stored messages and the result record shape Evolution clients read (send answers, SEND_MESSAGE, MESSAGES_UPSERT).
 import type { Selectable } from 'kysely';
-import type { Db } from '../store/db.js';
-import type { MessagesTable } from '../store/schema.js';
-import type { MessageStatus } from './status.js';
+import type { Db } from '../platform/store/db.js';
+import type { MessagesTable } from '../platform/store/schema.js';
+import type { MessageStatus } from '../core/message-status.js';
 
 export interface MessageRecord {
   id: string;

@@ -1,9 +1,9 @@
 // Accepting sends: message, status history and queue entry stored together (group-committed) before the 201.
-import type { Db } from '../store/db.js';
-import { GroupCommit } from '../store/group-commit.js';
-import { inInsertUnit, type InsertUnit } from '../store/unit.js';
-import { isPostgres } from '../store/is-postgres.js';
-import type { OutboundMessage } from '../connectors/connector.js';
+import type { Db } from '../platform/store/db.js';
+import { GroupCommit } from '../platform/store/group-commit.js';
+import { inInsertUnit, type InsertUnit } from '../platform/store/unit.js';
+import { isPostgres } from '../platform/store/is-postgres.js';
+import type { OutboundMessage } from '../core/connector.js';
 import { rowFromRecord, type MessageRecord } from './records.js';
 
 /** What the worker needs to deliver a queued send (the content itself is read from the stored message). */

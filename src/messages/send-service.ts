@@ -1,9 +1,9 @@
 // The send pipeline behind every send route: idempotency, content building, the stored PENDING record.
 import { createHash } from 'node:crypto';
-import { timeOrderedId } from '../util/time-ordered-id.js';
-import type { Db } from '../store/db.js';
-import type { Instance } from '../instances/model.js';
-import { badRequest, unprocessable } from '../api/errors.js';
+import { timeOrderedId } from '../platform/util/time-ordered-id.js';
+import type { Db } from '../platform/store/db.js';
+import type { Instance } from '../core/instance.js';
+import { invalidInput, conflict } from '../core/errors.js';
 import { newMessageId, sourceOfId } from './ids.js';
 import { errorDetailOf, findByIdempotencyKey, presentMessage, type MessageRecord } from './records.js';
 import type { SendQueue } from './send-queue.js';
@@ -112,11 +112,11 @@ export class SendService {
       return undefined;
     }
     if (existing.requestHash !== requestHash) {
-      throw unprocessable(`Idempotency-Key "${readableHeader(key)}" was already used with a different request; use a new key for a new send`);
+      throw conflict(`Idempotency-Key "${readableHeader(key)}" was already used with a different request; use a new key for a new send`);
     }
     if (refusalsAnswered && existing.record.status === 'ERROR') {
       const reason = await errorDetailOf(this.db, instance.id, existing.record.id);
-      throw badRequest(reason ?? 'this send was refused', `(the answer to the first request with Idempotency-Key "${readableHeader(key)}")`);
+      throw invalidInput(reason ?? 'this send was refused', `(the answer to the first request with Idempotency-Key "${readableHeader(key)}")`);
     }
     const present = presentMessage(existing.record);
     // The answer replays the acknowledgement as first given.

@@ -1,13 +1,14 @@
 // Moves a stored message forward through its statuses, keeping history and emitting MESSAGES_UPDATE for each step.
-import type { Instance } from '../instances/model.js';
-import type { EventSource, EventWriter } from '../events/writer.js';
+import type { Instance } from '../core/instance.js';
+import type { EventWriter } from '../events/writer.js';
+import type { EventSource } from '../core/event-envelope.js';
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../store/db.js';
-import type { RowSink, Unit } from '../store/unit.js';
-import { inWriteUnit, type WriteUnit } from '../store/write-unit.js';
+import type { Db, Dialect } from '../platform/store/db.js';
+import type { RowSink, Unit } from '../platform/store/unit.js';
+import { inWriteUnit, type WriteUnit } from '../platform/store/write-unit.js';
 import { recordFromRow, type MessageRecord } from './records.js';
-import { statusSteps, type MessageStatus } from './status.js';
-import { eventSourceOf } from '../instances/event-source.js';
+import { statusSteps, type MessageStatus } from '../core/message-status.js';
+import { eventSourceOf } from '../core/event-envelope.js';
 
 /** What a status event needs to know of a message. */
 export type StatusSubject = Pick<MessageRecord, 'id' | 'keyId' | 'remoteJid' | 'fromMe' | 'participant'>;

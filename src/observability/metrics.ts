@@ -1,7 +1,7 @@
 // Prometheus metrics of the service: outbox depth, deliveries by result, delivery latency, sends, per instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Db } from '../store/db.js';
-import { isPending } from '../events/webhook/queries.js';
+import type { Db } from '../platform/store/db.js';
+import { isPending } from '../sinks/webhook/queries.js';
 
 export type DeliveryResult = 'delivered' | 'retry' | 'dead' | 'cancelled';
 

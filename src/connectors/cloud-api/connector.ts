@@ -1,6 +1,6 @@
 // The WHATSAPP-BUSINESS connector of one instance: no link step, every send a Graph API call answered at once.
-import type { Logger } from '../../logger.js';
-import type { ConnectionState, Instance } from '../../instances/model.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   ProviderError,
   TransientConnectorError,
@@ -9,7 +9,7 @@ import {
   type ConnectorFactory,
   type ConnectorHost,
   type OutboundMessage,
-} from '../connector.js';
+} from '../../core/connector.js';
 import { GraphClient, type FetchLike } from './graph-client.js';
 import { MessageIds } from './message-ids.js';
 import { earlyReceipts } from './early-receipts.js';
@@ -144,10 +144,10 @@ export class CloudApiConnector implements Connector {
   private async credentials(): Promise<{ phoneNumberId: string; token: string }> {
     const phoneNumberId = this.host.currentInstance(this.instance.id)?.number ?? this.instance.number;
     if (!phoneNumberId) {
-      throw new ProviderError(400, ['this WHATSAPP-BUSINESS instance has no phone-number id (number); recreate it with number']);
+      throw new ProviderError('refused', ['this WHATSAPP-BUSINESS instance has no phone-number id (number); recreate it with number']);
     }
     const token = await this.host.providerToken(this.instance.id);
-    if (!token) throw new ProviderError(400, ['this WHATSAPP-BUSINESS instance has no Meta access token; recreate it with token']);
+    if (!token) throw new ProviderError('refused', ['this WHATSAPP-BUSINESS instance has no Meta access token; recreate it with token']);
     return { phoneNumberId, token };
   }
 

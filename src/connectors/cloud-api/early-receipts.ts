@@ -1,5 +1,5 @@
 // Receipts Meta sent before the send they are about had its wamid recorded (the webhook can beat Graph's answer).
-import type { MessageStatus } from '../../messages/status.js';
+import type { MessageStatus } from '../../core/message-status.js';
 
 interface Held {
   statuses: { status: MessageStatus; detail?: string }[];

@@ -1,5 +1,5 @@
 // The few Graph API calls the connector makes (send, upload, mark read), with bearer auth, a time limit and error mapping.
-import { ProviderError } from '../connector.js';
+import { ProviderError } from '../../core/connector.js';
 import { failureInfo, graphErrorOf, graphFailure, networkFailure, type GraphFailureInfo } from './graph-errors.js';
 import { versionSegment, type CloudApiSettings } from './settings.js';
 
@@ -35,7 +35,7 @@ export class GraphClient {
     const body = answer as { messages?: { id?: unknown }[]; contacts?: { wa_id?: unknown }[] };
     const wamid = body.messages?.[0]?.id;
     if (typeof wamid !== 'string' || wamid === '') {
-      throw new ProviderError(502, ['Meta Graph API accepted the message but answered without a message id']);
+      throw new ProviderError('failed', ['Meta Graph API accepted the message but answered without a message id']);
     }
     const waId = body.contacts?.[0]?.wa_id;
     return { wamid, waId: typeof waId === 'string' ? waId : null };
@@ -50,7 +50,7 @@ export class GraphClient {
     const answer = await this.call('upload media', `${this.path(phoneNumberId)}/media`, token, { method: 'POST', body: form });
     const id = (answer as { id?: unknown }).id;
     if (typeof id !== 'string' || id === '') {
-      throw new ProviderError(502, ['Meta Graph API accepted the media upload but answered without a media id']);
+      throw new ProviderError('failed', ['Meta Graph API accepted the media upload but answered without a media id']);
     }
     return id;
   }
@@ -92,7 +92,7 @@ export class GraphClient {
       throw graphFailure(response.status, body);
     }
     if (body === null || typeof body !== 'object') {
-      throw new ProviderError(502, [`Meta Graph API answered ${operation} with HTTP ${response.status} but no JSON body`]);
+      throw new ProviderError('failed', [`Meta Graph API answered ${operation} with HTTP ${response.status} but no JSON body`]);
     }
     return body;
   }

@@ -1,5 +1,5 @@
 // Turns Graph API refusals and network failures into the connector errors the core understands.
-import { ProviderError, TransientConnectorError } from '../connector.js';
+import { ProviderError, TransientConnectorError } from '../../core/connector.js';
 
 /** The error object Graph answers with: `{error: {message, type, code, error_subcode, error_data, fbtrace_id}}`. */
 export interface GraphErrorBody {
@@ -70,7 +70,7 @@ export function graphFailure(httpStatus: number, body: unknown): ProviderError |
   if (httpStatus >= 500 || httpStatus === 429 || (code !== null && retryableCodes.has(code))) {
     return new TransientConnectorError(messages.join('; '));
   }
-  return new ProviderError(httpStatus >= 400 && httpStatus < 500 ? 400 : 502, messages);
+  return new ProviderError(httpStatus >= 400 && httpStatus < 500 ? 'refused' : 'failed', messages);
 }
 
 /** A request that got no answer (refused, reset, timed out): worth another attempt later. */

@@ -1,6 +1,6 @@
 // Meta's webhook payload read defensively, and its messages and statuses in the shapes the core stores and emits.
-import type { InboundMessage } from '../connector.js';
-import type { MessageStatus } from '../../messages/status.js';
+import type { InboundMessage } from '../../core/connector.js';
+import type { MessageStatus } from '../../core/message-status.js';
 
 export interface GraphContact {
   profile?: { name?: string };

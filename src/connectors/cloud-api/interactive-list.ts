@@ -1,5 +1,5 @@
 // A stored `listMessage` as a Cloud API interactive list, checked against Meta's documented limits first.
-import { ProviderError } from '../connector.js';
+import { ProviderError } from '../../core/connector.js';
 
 /** Meta's limits for interactive list messages (characters, counts). */
 export const listLimits = {
@@ -74,7 +74,7 @@ export function interactiveList(list: Record<string, unknown>): Record<string, u
     return { ...(sectionTitle ? { title: sectionTitle } : {}), rows: graphRows };
   });
   if (rowCount > listLimits.rows) problems.push(`the list has ${rowCount} rows; WHATSAPP-BUSINESS allows at most ${listLimits.rows} rows across all sections (Meta's limit)`);
-  if (problems.length > 0) throw new ProviderError(400, problems);
+  if (problems.length > 0) throw new ProviderError('refused', problems);
 
   return {
     type: 'list',

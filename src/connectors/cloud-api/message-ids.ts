@@ -1,5 +1,5 @@
 // Meta's message ids (wamid.…) beside ours, kept in the store's per-instance key table so every node sees them.
-import type { SessionKeyStore } from '../connector.js';
+import type { SessionKeyStore } from '../../core/connector.js';
 
 const wamidToKey = 'cloud-api.wamid';
 const keyToWamid = 'cloud-api.key';

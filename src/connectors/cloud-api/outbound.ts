@@ -1,5 +1,5 @@
 // Stored WhatsApp message content to Cloud API message objects: what can be sent as is, what needs an upload first.
-import { ProviderError } from '../connector.js';
+import { ProviderError } from '../../core/connector.js';
 import { interactiveList } from './interactive-list.js';
 
 export type GraphMediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
@@ -14,7 +14,7 @@ export type OutboundPlan =
   | { kind: 'reaction'; targetKeyId: string; emoji: string };
 
 const unavailable = (what: string) =>
-  new ProviderError(400, [`Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot ${what})`]);
+  new ProviderError('refused', [`Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot ${what})`]);
 
 const mediaKinds: Record<string, GraphMediaType> = {
   imageMessage: 'image',
@@ -68,7 +68,7 @@ export function quotedKeyIdOf(content: Record<string, unknown>): string | undefi
 export function planOutbound(content: Record<string, unknown>): OutboundPlan {
   if (typeof content.conversation === 'string') return textPlan(content.conversation);
   const kind = Object.keys(content).find((key) => key !== 'messageContextInfo');
-  if (!kind) throw new ProviderError(400, ['the message has no content to send']);
+  if (!kind) throw new ProviderError('refused', ['the message has no content to send']);
   const part = record(content[kind]);
   if (kind === 'extendedTextMessage') return textPlan(str(part.text));
   const mediaType = mediaKinds[kind];
@@ -88,14 +88,14 @@ export function planOutbound(content: Record<string, unknown>): OutboundPlan {
   }
   if (kind === 'reactionMessage') {
     const targetKeyId = str(record(part.key).id);
-    if (!targetKeyId) throw new ProviderError(400, ['the reaction names no message to react to']);
+    if (!targetKeyId) throw new ProviderError('refused', ['the reaction names no message to react to']);
     return { kind: 'reaction', targetKeyId, emoji: str(part.text) };
   }
   throw unavailable(unsupportedKinds[kind] ?? `send ${kind}`);
 }
 
 function textPlan(text: string): OutboundPlan {
-  if (text.trim() === '') throw new ProviderError(400, ['text must not be empty']);
+  if (text.trim() === '') throw new ProviderError('refused', ['text must not be empty']);
   // Like WhatsApp clients, a link in the text gets its preview.
   return { kind: 'ready', type: 'text', body: { preview_url: /https?:\/\/\S/.test(text), body: text } };
 }

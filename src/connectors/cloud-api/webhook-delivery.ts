@@ -1,7 +1,7 @@
 // Applies a verified Meta webhook: received messages to MESSAGES_UPSERT, receipts of our sends to MESSAGES_UPDATE.
-import type { Logger } from '../../logger.js';
-import type { Instance } from '../../instances/model.js';
-import type { ConnectorHost } from '../connector.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Instance } from '../../core/instance.js';
+import type { ConnectorHost } from '../../core/connector.js';
 import { changesOf, referencedIds, statusOf, toInboundMessage, type GraphChange } from './inbound.js';
 import { MessageIds } from './message-ids.js';
 import { earlyReceipts } from './early-receipts.js';

@@ -2,8 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services.js';
-import { ApiError, badRequest, forbidden } from '../../api/errors.js';
-import { secretsEqual } from '../../instances/keys.js';
+import { CodedError, forbidden, invalidInput, unavailable } from '../../core/errors.js';
+import { secretsEqual } from '../../platform/util/api-keys.js';
 import type { CloudApiSettings } from './settings.js';
 import { checkSignature } from './signature.js';
 import { deliverWebhook, instancesByPhoneNumberId } from './webhook-delivery.js';
@@ -41,9 +41,9 @@ export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<{ services: Servic
     },
     async (request, reply) => {
       const query = request.query;
-      if (query['hub.mode'] !== 'subscribe') throw badRequest('hub.mode must be "subscribe"');
+      if (query['hub.mode'] !== 'subscribe') throw invalidInput('hub.mode must be "subscribe"');
       const challenge = query['hub.challenge'];
-      if (!challenge) throw badRequest('hub.challenge is required');
+      if (!challenge) throw invalidInput('hub.challenge is required');
       if (!secretsEqual(query['hub.verify_token'] ?? '', settings.verifyToken)) {
         log.warn('Meta webhook verification refused: hub.verify_token does not match');
         throw forbidden('hub.verify_token does not match the verify token of this service (access_token_wa_business, WA_BUSINESS_TOKEN_WEBHOOK)');
@@ -67,15 +67,15 @@ export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<{ services: Servic
     async (request, reply) => {
       if (settings.appSecrets.length === 0) {
         log.error('a Meta webhook arrived but WA_BUSINESS_APP_SECRET is not set: refused, since its signature cannot be checked');
-        throw new ApiError(503, 'WA_BUSINESS_APP_SECRET is not configured: Meta webhooks cannot be verified and are refused');
+        throw unavailable('WA_BUSINESS_APP_SECRET is not configured: Meta webhooks cannot be verified and are refused');
       }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers['x-hub-signature-256'];
       const verdict = checkSignature(raw, Array.isArray(header) ? header[0] : header, settings.appSecrets);
       if (verdict !== 'valid') {
         log.warn({ verdict }, 'Meta webhook refused: bad signature');
-        throw new ApiError(
-          401,
+        throw new CodedError(
+          'unauthenticated',
           verdict === 'missing'
             ? 'X-Hub-Signature-256 header is required'
             : verdict === 'malformed'
@@ -87,7 +87,7 @@ export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<{ services: Servic
       try {
         payload = JSON.parse(raw.toString('utf8'));
       } catch {
-        throw badRequest('body is not valid JSON');
+        throw invalidInput('body is not valid JSON');
       }
       const outcome = await deliverWebhook(payload, { host: services.runtime, instancesFor, logger: services.logger });
       if (outcome.unmatched.length > 0) {

@@ -1,5 +1,5 @@
 // The link codes of unlinked sandbox instances, kept in the store so a scan can check them.
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../platform/store/db.js';
 
 export interface LinkCodeRow {
   code: string;

@@ -1,6 +1,6 @@
 // The SANDBOX connector of one instance: its link state, its QR flow, and its side of the network.
-import type { Logger } from '../../logger.js';
-import type { ConnectionState, Instance, PrivacySettings } from '../../instances/model.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ConnectionState, Instance, PrivacySettings } from '../../core/instance.js';
 import {
   TransientConnectorError,
   type Connector,
@@ -8,7 +8,7 @@ import {
   type OutboundMessage,
   type Presence,
   type QrState,
-} from '../connector.js';
+} from '../../core/connector.js';
 import type { LinkCodes } from './codes.js';
 import type { UploadedMedia } from './media-store.js';
 import { checkPrivacy } from './privacy.js';

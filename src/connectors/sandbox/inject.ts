@@ -1,5 +1,5 @@
 // Validation of a simulated incoming message (from any outside number) into its WhatsApp shape.
-import { badRequest } from '../../api/errors.js';
+import { invalidInput } from '../../core/errors.js';
 import { parseUserAddress } from './addresses.js';
 
 export interface InjectInput {
@@ -60,6 +60,6 @@ export function shapeInjected(input: InjectInput): InjectedContent {
       messageType = type;
     }
   }
-  if (problems.length > 0 || remoteJid === null || content === null) throw badRequest(...problems);
+  if (problems.length > 0 || remoteJid === null || content === null) throw invalidInput(...problems);
   return { remoteJid, pushName: typeof pushName === 'string' ? pushName : null, messageType, content };
 }

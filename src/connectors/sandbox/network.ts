@@ -1,10 +1,10 @@
 // The sandbox messenger network: its live connectors, linking (scan, auto-link), injection and media.
-import { ApiError, badRequest } from '../../api/errors.js';
-import type { Config } from '../../config.js';
-import type { Logger } from '../../logger.js';
-import type { Instance } from '../../instances/model.js';
-import type { Db } from '../../store/db.js';
-import type { Connector, ConnectorHost } from '../connector.js';
+import { internal, invalidInput } from '../../core/errors.js';
+import type { Config } from '../../platform/config.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Instance } from '../../core/instance.js';
+import type { Db } from '../../platform/store/db.js';
+import type { Connector, ConnectorHost } from '../../core/connector.js';
 import { accountForms, NUMBER_RULE, parseNumber, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
@@ -88,7 +88,7 @@ export class SandboxNetwork {
       const row = typeof code === 'string' && code.trim() !== '' ? await this.codes.findValid(code.trim(), Date.now()) : null;
       const connector = row ? this.live.get(row.instanceId) : undefined;
       // Only the code the instance shows right now links it (a stale row can't, nor one of a stopped instance).
-      if (!row || !connector || connector.qr()?.code !== row.code) throw badRequest(CODE_PROBLEM);
+      if (!row || !connector || connector.qr()?.code !== row.code) throw invalidInput(CODE_PROBLEM);
       const ownerJid = this.freeAddress(number, row.instanceId);
       const instance = this.deps.lookup.byId(row.instanceId);
       const session: SandboxSession = { ownerJid, profileName: profileNameOf(profileName, instance?.name ?? ownerJid.split('@')[0]) };
@@ -106,9 +106,9 @@ export class SandboxNetwork {
   /** Links without a QR code (SANDBOX_AUTO_LINK): to `number`, or to a generated unused one. */
   autoLink(instance: Instance, number?: string): Promise<LinkResult> {
     return this.serialized(async () => {
-      if (instance.integration !== 'SANDBOX') throw badRequest(`instance ${instance.name} is not a SANDBOX instance`);
+      if (instance.integration !== 'SANDBOX') throw invalidInput(`instance ${instance.name} is not a SANDBOX instance`);
       const stored = readSession(await this.deps.host.loadSession(instance.id));
-      if (stored) throw badRequest(`instance ${instance.name} is already linked`);
+      if (stored) throw invalidInput(`instance ${instance.name} is already linked`);
       const ownerJid = number !== undefined ? this.freeAddress(number, instance.id) : this.generatedAddress(instance.id);
       const session: SandboxSession = { ownerJid, profileName: instance.name };
       await this.deps.host.saveSession(instance.id, sessionData(session));
@@ -127,10 +127,10 @@ export class SandboxNetwork {
     const party = this.live.get(instanceId)?.linked();
     if (!party) {
       const name = this.deps.lookup.byId(instanceId)?.name ?? instanceId;
-      throw badRequest(`instance ${name} is not linked; scan its QR code first`);
+      throw invalidInput(`instance ${name} is not linked; scan its QR code first`);
     }
     const shaped = shapeInjected(input);
-    if (shaped.remoteJid === party.ownerJid) throw badRequest('from must be another number than the instance\'s own');
+    if (shaped.remoteJid === party.ownerJid) throw invalidInput('from must be another number than the instance\'s own');
     const id = newKeyId();
     const timestamp = Math.floor(Date.now() / 1000);
     await this.deps.host.messageReceived(instanceId, {
@@ -177,9 +177,9 @@ export class SandboxNetwork {
   /** The address for `number` when it is valid and linked to no other sandbox instance; else a 400. */
   private freeAddress(number: string, instanceId: string): string {
     const digits = typeof number === 'string' ? parseNumber(number) : null;
-    if (digits === null) throw badRequest(NUMBER_RULE);
+    if (digits === null) throw invalidInput(NUMBER_RULE);
     const address = userJid(digits);
-    if (this.ownerOf(address, instanceId)) throw badRequest(`number ${digits} is already linked to another sandbox instance`);
+    if (this.ownerOf(address, instanceId)) throw invalidInput(`number ${digits} is already linked to another sandbox instance`);
     return address;
   }
 
@@ -188,7 +188,7 @@ export class SandboxNetwork {
       const address = userJid(newSandboxNumber());
       if (!this.ownerOf(address, instanceId)) return address;
     }
-    throw new ApiError(500, 'could not find an unused sandbox number');
+    throw internal('could not find an unused sandbox number');
   }
 
   /**
@@ -218,8 +218,8 @@ export class SandboxNetwork {
 
 function profileNameOf(given: string | undefined, fallback: string): string {
   if (given === undefined || given === null) return fallback;
-  if (typeof given !== 'string') throw badRequest('profileName must be a string');
+  if (typeof given !== 'string') throw invalidInput('profileName must be a string');
   const trimmed = given.trim();
-  if (trimmed.length > maxProfileNameLength) throw badRequest(`profileName must be at most ${maxProfileNameLength} characters`);
+  if (trimmed.length > maxProfileNameLength) throw invalidInput(`profileName must be at most ${maxProfileNameLength} characters`);
   return trimmed === '' ? fallback : trimmed;
 }

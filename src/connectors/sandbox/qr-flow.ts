@@ -1,5 +1,5 @@
 // The QR linking flow of one unlinked instance: a code valid for a while, refreshed until the limit.
-import type { QrState } from '../connector.js';
+import type { QrState } from '../../core/connector.js';
 import type { LinkCodes } from './codes.js';
 import { newLinkCode } from './ids.js';
 

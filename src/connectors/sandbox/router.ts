@@ -1,7 +1,7 @@
 // Message routing between sandbox instances: delivery, status posts, receipts and presence.
-import type { Logger } from '../../logger.js';
-import type { Instance } from '../../instances/model.js';
-import { TransientConnectorError, type ConnectorHost, type InboundMessage, type OutboundMessage, type Presence } from '../connector.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Instance } from '../../core/instance.js';
+import { TransientConnectorError, type ConnectorHost, type InboundMessage, type OutboundMessage, type Presence } from '../../core/connector.js';
 import { accountForms, parseUserAddress, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 

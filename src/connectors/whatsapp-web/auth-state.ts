@@ -10,8 +10,8 @@ import {
   type SignalDataTypeMap,
   type SignalKeyStore,
 } from 'baileys';
-import type { ConnectorHost } from '../connector.js';
-import type { Logger } from '../../logger.js';
+import type { ConnectorHost } from '../../core/connector.js';
+import type { Logger } from '../../platform/logger.js';
 
 /** Marks a session record as this connector's (another kind's record, or a damaged one, means "no session"). */
 const SESSION_KIND = 'whatsapp-web';

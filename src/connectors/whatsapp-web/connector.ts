@@ -7,9 +7,9 @@ import {
   type OutboundMessage,
   type Presence,
   type QrState,
-} from '../connector.js';
-import type { ConnectionState, Instance, PrivacySettings, Settings } from '../../instances/model.js';
-import type { Logger } from '../../logger.js';
+} from '../../core/connector.js';
+import type { ConnectionState, Instance, PrivacySettings, Settings } from '../../core/instance.js';
+import type { Logger } from '../../platform/logger.js';
 import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
 import { reconnectDelay } from './backoff.js';
 import { classifyClose, type CloseDecision } from './disconnect.js';

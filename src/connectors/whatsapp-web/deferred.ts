@@ -5,8 +5,8 @@ import {
   type OutboundMessage,
   type Presence,
   type QrState,
-} from '../connector.js';
-import type { ConnectionState, PrivacySettings } from '../../instances/model.js';
+} from '../../core/connector.js';
+import type { ConnectionState, PrivacySettings } from '../../core/instance.js';
 
 export class DeferredConnector implements Connector {
   private inner: Connector | null = null;

@@ -1,6 +1,6 @@
 // The WHATSAPP-BAILEYS connector kind: WhatsApp Web multi-device through baileys, one connector per instance.
-import type { Connector, ConnectorFactory } from '../connector.js';
-import type { Logger } from '../../logger.js';
+import type { Connector, ConnectorFactory } from '../../core/connector.js';
+import type { Logger } from '../../platform/logger.js';
 import { DeferredConnector } from './deferred.js';
 import type { WhatsAppWebConfig } from './options.js';
 import type { SocketFactory } from './socket.js';

@@ -1,5 +1,5 @@
 // The settings the WhatsApp Web connector reads (a slice of the service Config) and their documented defaults.
-import type { Config } from '../../config.js';
+import type { Config } from '../../platform/config.js';
 
 /** WHATSAPP-BAILEYS settings (Config.waWeb). */
 export interface WaWebSettings {

@@ -1,5 +1,5 @@
 // Sending a stored message through Baileys with our key id: media uploaded if still pending, mentions, statuses.
-import { TransientConnectorError, type OutboundMessage } from '../connector.js';
+import { TransientConnectorError, type OutboundMessage } from '../../core/connector.js';
 import { jsonToContent } from './content.js';
 import { isConnectionFailure } from './disconnect.js';
 import { isGroupJid } from './jids.js';

@@ -1,5 +1,5 @@
 // Privacy settings: the six WhatsApp privacy updates, with the values each one accepts checked first.
-import { privacyValues as values, type PrivacySettings } from '../../instances/model.js';
+import { privacyValues as values, type PrivacySettings } from '../../core/instance.js';
 import type { WaSocket } from './socket.js';
 
 type Field = keyof typeof values;

@@ -1,8 +1,8 @@
 // The options a Baileys socket is created with: Evolution's timings, the instance's settings, the configured address.
 import { release } from 'node:os';
 import { isJidBroadcast, type AuthenticationState, type UserFacingSocketConfig, type WAVersion } from 'baileys';
-import type { Settings } from '../../instances/model.js';
-import type { Logger } from '../../logger.js';
+import type { Settings } from '../../core/instance.js';
+import type { Logger } from '../../platform/logger.js';
 import type { WaWebSettings } from './options.js';
 
 /** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */

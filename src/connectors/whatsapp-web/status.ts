@@ -1,5 +1,5 @@
 // Baileys' message status numbers (WebMessageInfo.Status 0–5) as the core's status names.
-import { messageStatuses, type MessageStatus } from '../../messages/status.js';
+import { messageStatuses, type MessageStatus } from '../../core/message-status.js';
 
 /** 0 ERROR, 1 PENDING, 2 SERVER_ACK, 3 DELIVERY_ACK, 4 READ, 5 PLAYED; anything else is unknown. */
 export function statusFromBaileys(value: unknown): MessageStatus | undefined {

@@ -1,6 +1,6 @@
 // Which WhatsApp Web version to announce: the current one from web.whatsapp.com (cached), else Baileys' bundled one.
 import { fetchLatestWaWebVersion, type WAVersion } from 'baileys';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../platform/logger.js';
 
 const cacheMs = 6 * 3600_000;
 const lookupTimeoutMs = 5_000;

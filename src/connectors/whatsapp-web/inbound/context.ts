@@ -1,7 +1,7 @@
 // What the inbound mappers share: the host to report to, live settings, the address book and the live socket.
-import type { ConnectorHost } from '../../connector.js';
-import type { Settings } from '../../../instances/model.js';
-import type { Logger } from '../../../logger.js';
+import type { ConnectorHost } from '../../../core/connector.js';
+import type { Settings } from '../../../core/instance.js';
+import type { Logger } from '../../../platform/logger.js';
 import type { AddressBook } from '../jids.js';
 import type { WaSocket } from '../socket.js';
 

@@ -1,6 +1,6 @@
 // Incoming messages: new ones, history, status changes, edits and deletions, with the live read settings applied.
 import { proto, type BaileysEventMap, type WAMessage, type WAMessageKey } from 'baileys';
-import type { InboundMessage } from '../../connector.js';
+import type { InboundMessage } from '../../../core/connector.js';
 import { contentToJson, inboundContent } from '../content.js';
 import { statusFromBaileys, statusFromReceipt } from '../status.js';
 import { ignoredChat, type InboundContext } from './context.js';

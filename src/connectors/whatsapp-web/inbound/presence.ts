@@ -1,6 +1,6 @@
 // Presence: each participant's last known presence in a chat, reported through the host (PRESENCE_UPDATE).
 import type { BaileysEventMap } from 'baileys';
-import type { Presence } from '../../connector.js';
+import type { Presence } from '../../../core/connector.js';
 import { ignoredChat, type InboundContext } from './context.js';
 
 const presences = new Set<string>(['available', 'unavailable', 'composing', 'recording', 'paused']);

@@ -1,0 +1,65 @@
+// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, its media store.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../../services.js';
+import { pathInstance } from '../../platform/http/auth.js';
+import { invalidInput, notFound } from '../../core/errors.js';
+import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
+import type { InjectInput } from './inject.js';
+
+export const sandboxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { sandbox, registry } = services;
+
+  app.post(
+    '/sandbox/scan',
+    {
+      config: { access: 'global' },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Scan a sandbox QR code with a chosen phone number (links the instance)',
+        body: Type.Object({ code: Type.String({ minLength: 1 }), number: Type.String({ minLength: 1 }), profileName: Type.Optional(Type.String({ maxLength: 100 })) }),
+      },
+    },
+    async (request) => {
+      const { code, number, profileName } = request.body;
+      const linked = await sandbox.scan(code, number, profileName);
+      const instance = registry.byInstanceId(linked.instanceId);
+      return { instance: { instanceName: instance?.name ?? '', status: 'open', owner: linked.ownerJid } };
+    },
+  );
+
+  app.post(
+    '/sandbox/inject/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Simulate an incoming message from any number (for testing bots)',
+        params: InstanceParams,
+        body: Type.Object({
+          from: Type.String({ minLength: 1 }),
+          text: Type.Optional(Type.String({ minLength: 1 })),
+          message: Type.Optional(Type.Object({}, { additionalProperties: true })),
+          pushName: Type.Optional(Type.String()),
+        }),
+        response: createdAnswer('{key: {remoteJid, fromMe: false, id}, pushName, message, messageType, messageTimestamp}'),
+      },
+    },
+    async (request, reply) => {
+      const instance = pathInstance(request);
+      if (instance.integration !== 'SANDBOX') throw invalidInput(`instance "${instance.name}" is not a SANDBOX instance`);
+      const injected = await sandbox.inject(instance.id, request.body as InjectInput);
+      return reply.status(201).send(injected);
+    },
+  );
+
+  app.get(
+    '/sandbox/media/:file',
+    { config: { access: 'public' }, schema: { tags: ['sandbox'], summary: 'Encrypted media of the sandbox (like the WhatsApp CDN)', params: Type.Object({ file: Type.String() }) } },
+    async (request, reply) => {
+      const bytes = await sandbox.readMedia(request.params.file);
+      if (!bytes) throw notFound(`media ${request.params.file} does not exist`);
+      return reply.type('application/octet-stream').send(bytes);
+    },
+  );
+};

@@ -1,0 +1,136 @@
+// The one interface every integration kind implements, and what the core offers connectors in return.
+import { CodedError } from './errors.js';
+import type { ConnectionState, Instance, PrivacySettings } from './instance.js';
+import type { MessageStatus } from './message-status.js';
+import type { EventName } from './event-catalog.js';
+
+/** A message ready to leave: the stored record's key and content, with the media bytes to upload. */
+export interface OutboundMessage {
+  keyId: string;
+  remoteJid: string;
+  messageType: string;
+  /** The WhatsApp message content as stored and returned (`{imageMessage: {...}}`, `{conversation: "…"}`). */
+  content: Record<string, unknown>;
+  /** Status posts: who may see them. */
+  statusJidList?: string[];
+  /**
+   * Media not yet uploaded to the messenger (the connector could not upload when the send was accepted):
+   * the id of the encrypted bytes kept in the store, read with `ConnectorHost.loadMedia`.
+   */
+  mediaBlobId?: string;
+  /** Mention every participant of the group (resolved by the connector at send time). */
+  mentionsEveryOne?: boolean;
+}
+
+export interface QrState {
+  code: string;
+  base64: string;
+  count: number;
+  pairingCode: string | null;
+}
+
+export interface InboundMessage {
+  keyId: string;
+  remoteJid: string;
+  fromMe: boolean;
+  participant?: string | null;
+  pushName: string | null;
+  messageType: string;
+  content: Record<string, unknown>;
+  timestamp: number;
+}
+
+/** Thrown by connectors when a send may succeed if tried again later. */
+export class TransientConnectorError extends Error {}
+
+/** Thrown by connectors when an operation is not available for the integration. */
+export class UnsupportedOperationError extends CodedError {
+  constructor(message: string) {
+    super('not_available', message);
+  }
+}
+
+/**
+ * A refusal by the messenger's provider (e.g. a Graph API error), or an answer of it that cannot be used: not retried;
+ * when the caller waits for the outcome it becomes the answer's error with these messages.
+ */
+export class ProviderError extends CodedError {
+  constructor(kind: 'refused' | 'failed', messages: string[]) {
+    super(kind === 'refused' ? 'provider_refused' : 'provider_failed', messages);
+  }
+}
+
+export type PrivacySettingsLike = PrivacySettings;
+
+export type Presence = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused';
+
+export interface Connector {
+  /** Connects using the stored session, or starts the linking flow (QR) when there is none. */
+  start(): Promise<void>;
+  /** Closes the live connection, keeping the session for the next start. */
+  stop(): Promise<void>;
+  /** Unlinks the account and forgets the session. */
+  logout(): Promise<void>;
+  state(): ConnectionState;
+  /** The current QR code when the instance is waiting to be linked. */
+  qr(): QrState | null;
+  send(message: OutboundMessage): Promise<void>;
+  /**
+   * Sends messages of one chat in this order, without waiting for each before the next goes (where the messenger
+   * allows that); answers how many were sent before the first failure, and that failure. Absent: one by one.
+   */
+  sendMany?(messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }>;
+  sendPresence(chatJid: string, presence: Presence): Promise<void>;
+  updatePrivacy(settings: PrivacySettings): Promise<void>;
+  markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
+  /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
+  uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
+  /** When the connector last heard from the messenger (traffic or keep-alive), for truthful health. */
+  lastActivityAt?(): number | null;
+  /**
+   * True when a send's outcome is known at once (an HTTP provider): the API then waits for the first attempt and
+   * answers its error instead of 201.
+   */
+  readonly acknowledgesSynchronously?: boolean;
+  /**
+   * Throws when the connector could never send this message (a recipient or content its provider refuses), so the
+   * send is refused before it is stored, queued or announced.
+   */
+  check?(message: { remoteJid: string; content: Record<string, unknown> }): void;
+}
+
+/** What a connector reports back; the core stores it and emits the matching events. */
+export interface ConnectorHost {
+  connectionChanged(
+    instanceId: string,
+    change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },
+  ): Promise<void>;
+  qrUpdated(instanceId: string, qr: QrState): Promise<void>;
+  messageReceived(instanceId: string, message: InboundMessage): Promise<void>;
+  /** A receipt for a message; `detail` says why when the status is ERROR. */
+  messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void>;
+  presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
+  loggedOut(instanceId: string): Promise<void>;
+  loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
+  saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;
+  /** Any other catalogue event the messenger reports (contacts, chats, groups, calls, labels, edits…), stored in the outbox. */
+  eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void>;
+  /** History sync: stores the messages (duplicates ignored) and emits one MESSAGES_SET. */
+  messagesSynced(instanceId: string, messages: InboundMessage[]): Promise<void>;
+  /** The instance as it is now (settings and privacy change while connected). */
+  currentInstance(instanceId: string): Instance | undefined;
+  /** The provider credential given at creation (WHATSAPP-BUSINESS: the Meta access token); never exposed by the API. */
+  providerToken(instanceId: string): Promise<string | null>;
+  /** Encrypted media kept for a send (see OutboundMessage.mediaBlobId). */
+  loadMedia(blobId: string): Promise<Buffer | null>;
+  /** Many small session values (Signal keys), by type and id; a null value deletes. */
+  sessionKeys: SessionKeyStore;
+}
+
+export interface SessionKeyStore {
+  get(instanceId: string, type: string, ids: string[]): Promise<Record<string, string>>;
+  set(instanceId: string, entries: { type: string; id: string; value: string | null }[]): Promise<void>;
+  clear(instanceId: string): Promise<void>;
+}
+
+export type ConnectorFactory = (instance: Instance, host: ConnectorHost) => Connector;

@@ -1,0 +1,59 @@
+// The NATS relay: subject `<instance>.<wire event>` (global: `[<prefix>.]<wire event>`), stored by JetStream.
+import type { BrokerDeps } from './deps.js';
+import { NatsPublisher } from './nats-publisher.js';
+import type { Publication } from './publisher.js';
+import { OutboxRelay } from './relay.js';
+import { BrokerRouter } from './routing.js';
+import { brokerBit } from '../../events/broker-wants.js';
+
+export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
+  const { config, sinks } = deps;
+  return new BrokerRouter({
+    bit: brokerBit.nats,
+    liveSink: (instanceId) => sinks.get(instanceId, 'nats'),
+    globalEnabled: config.natsGlobalEnabled,
+    globalFilter: config.natsGlobalEvents,
+    address: (scope, instance, wire, eventId) =>
+      scope === 'instance'
+        ? { target: `${instance}.${wire}`, routingKey: '', messageId: eventId }
+        : {
+            target: config.natsPrefixKey ? `${config.natsPrefixKey}.${wire}` : wire,
+            routingKey: '',
+            // Both copies land in one stream, whose deduplication is by id alone: the global copy needs its own.
+            messageId: `${eventId}:global`,
+          },
+  });
+}
+
+/** The stream subject that covers a publication: the instance's or prefix's whole space, else the subject itself. */
+export function natsPattern(prefix: string) {
+  return (publication: Publication): string => {
+    if (publication.scope === 'instance') return `${publication.instance}.>`;
+    return prefix ? `${prefix}.>` : publication.target;
+  };
+}
+
+export function createNatsRelay(deps: BrokerDeps, router: BrokerRouter): OutboxRelay {
+  const { config, store, tuning } = deps;
+  if (!config.natsUrl) throw new Error('NATS_URL (or NATS_URI) is required when NATS_ENABLED=true');
+  const logger = deps.logger.child({ component: 'nats' });
+  const publisher = new NatsPublisher({
+    url: config.natsUrl,
+    stream: config.natsStream,
+    streamMaxAgeMs: config.natsStreamMaxAgeMs,
+    patternOf: natsPattern(config.natsPrefixKey),
+    logger,
+    ackTimeoutMs: tuning?.confirmTimeoutMs,
+    connectTimeoutMs: tuning?.connectTimeoutMs,
+  });
+  return new OutboxRelay({
+    name: 'nats',
+    db: store.db,
+    dialect: store.dialect,
+    publisher,
+    router,
+    logger: deps.logger,
+    nodeId: config.nodeId,
+    ...tuning?.relay,
+  });
+}

@@ -1,0 +1,46 @@
+// The RabbitMQ relay: instance events to the topic exchange named after the instance, global ones to RABBITMQ_EXCHANGE_NAME.
+import type { BrokerDeps } from './deps.js';
+import { OutboxRelay } from './relay.js';
+import { RabbitmqPublisher } from './rabbitmq-publisher.js';
+import { BrokerRouter } from './routing.js';
+import { brokerBit } from '../../events/broker-wants.js';
+
+export function rabbitmqRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
+  const { config, sinks } = deps;
+  return new BrokerRouter({
+    bit: brokerBit.rabbitmq,
+    liveSink: (instanceId) => sinks.get(instanceId, 'rabbitmq'),
+    globalEnabled: config.rabbitmqGlobalEnabled,
+    globalFilter: config.rabbitmqGlobalEvents,
+    // The routing key is the wire event name on both exchanges; the message id is the envelope id.
+    address: (scope, instance, wire, eventId) => ({
+      target: scope === 'instance' ? instance : config.rabbitmqExchangeName,
+      routingKey: wire,
+      messageId: eventId,
+    }),
+  });
+}
+
+export function createRabbitmqRelay(deps: BrokerDeps, router: BrokerRouter): OutboxRelay {
+  const { config, store, tuning } = deps;
+  if (!config.rabbitmqUri) throw new Error('RABBITMQ_URI is required when RABBITMQ_ENABLED=true');
+  const logger = deps.logger.child({ component: 'rabbitmq' });
+  const publisher = new RabbitmqPublisher({
+    uri: config.rabbitmqUri,
+    logger,
+    declareQueues: config.rabbitmqDeclareQueues,
+    globalQueuePrefix: config.rabbitmqPrefixKey,
+    confirmTimeoutMs: tuning?.confirmTimeoutMs,
+    connectTimeoutMs: tuning?.connectTimeoutMs,
+  });
+  return new OutboxRelay({
+    name: 'rabbitmq',
+    db: store.db,
+    dialect: store.dialect,
+    publisher,
+    router,
+    logger: deps.logger,
+    nodeId: config.nodeId,
+    ...tuning?.relay,
+  });
+}

@@ -1,0 +1,72 @@
+// Emits committed events to socket.io: each instance's namespace (its websocket settings filter) and the global `/`.
+import type { Server } from 'socket.io';
+import type { Logger } from '../../platform/logger.js';
+import type { EventName } from '../../core/event-catalog.js';
+import { sinkWants, type SinkConfigs } from '../../events/sink-configs.js';
+import type { EventListener } from '../../events/writer.js';
+import type { EventEnvelope } from '../../core/event-envelope.js';
+import type { Subscribers } from './subscribers.js';
+
+/** What a websocket client receives: the envelope without `destination` (built field by field, so nothing else leaks). */
+export interface WebsocketPayload {
+  id: string;
+  event: string;
+  instance: string;
+  data: unknown;
+  date_time: string;
+  sender: string | null;
+  server_url: string;
+  apikey: string | null;
+}
+
+export function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
+  return {
+    id: envelope.id,
+    event: envelope.event,
+    instance: envelope.instance,
+    data: envelope.data,
+    date_time: envelope.date_time,
+    sender: envelope.sender,
+    server_url: envelope.server_url,
+    apikey: envelope.apikey,
+  };
+}
+
+export interface FanOutDeps {
+  io: Server;
+  subscribers: Subscribers;
+  sinks: Pick<SinkConfigs, 'get'>;
+  instanceExists(instanceId: string): boolean;
+  globalEvents: boolean;
+  logger: Logger;
+  isClosed(): boolean;
+}
+
+const removalEvents: ReadonlySet<EventName> = new Set(['INSTANCE_DELETE', 'REMOVE_INSTANCE']);
+
+export function websocketFanOut(deps: FanOutDeps): EventListener {
+  const { io, subscribers, sinks, logger } = deps;
+  return (envelope, instanceId, event) => {
+    if (deps.isClosed()) return;
+    try {
+      const payload = websocketPayload(envelope);
+      // Global mode is upstream's: every event of every instance, no per-instance settings, no filter.
+      if (deps.globalEvents) io.of('/').emit(envelope.event, payload);
+      if (!instanceId) return;
+      const sockets = subscribers.of(instanceId);
+      if (sockets.size > 0) {
+        if (sinkWants(sinks.get(instanceId, 'websocket'), event)) {
+          for (const socket of sockets) socket.emit(envelope.event, payload);
+        }
+      }
+      if (removalEvents.has(event)) {
+        // After the rest of the unit's events went out: a deleted instance's followers are let go.
+        setImmediate(() => {
+          if (!deps.instanceExists(instanceId)) subscribers.drop(instanceId);
+        });
+      }
+    } catch (error) {
+      logger.warn({ instance: envelope.instance, event: envelope.event, err: error }, 'websocket emit failed');
+    }
+  };
+}
