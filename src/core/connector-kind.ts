@@ -1,0 +1,66 @@
+// One integration kind as the service registers it: its name, creation rules, factory, own routes and capabilities.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Connector, ConnectorHost } from './connector.js';
+import type { Instance } from './instance.js';
+
+/** The send operations of the API; a kind's messaging module says which of them it takes. */
+export type MessageOperation = 'text' | 'media' | 'list' | 'poll' | 'sticker' | 'status';
+
+/** Every operation the API may refuse with "Method not available on …", by capability module. */
+export type Operation = MessageOperation | 'presence' | 'privacy';
+
+/** What a kind's connectors can do: the capability modules they implement. */
+export interface KindCapabilities {
+  messaging: {
+    operations: readonly MessageOperation[];
+    /** How a list goes out: a real interactive list, or a single-choice poll (which every phone shows). */
+    lists: 'interactive' | 'poll';
+  };
+  presence: boolean;
+  privacy: boolean;
+}
+
+/** The creation fields a kind may take, as the create request gives them. */
+export interface CreationInput {
+  token?: string;
+  number?: string;
+  businessId?: string;
+}
+
+/** What a kind keeps of the creation fields, checked and normalised. */
+export interface CreationFields {
+  /** Stored as the instance's number (a pairing number, a phone-number id, a routing id…). */
+  number: string | null;
+  /** A provider credential kept sealed (the Meta access token); null when the kind takes none. */
+  providerToken: string | null;
+  /** Whether `token` is the instance API key to use (false when the kind takes it as its provider credential). */
+  tokenIsApiKey: boolean;
+}
+
+export interface ConnectorKind {
+  /** The `integration` value of the API (`SANDBOX`, `WHATSAPP-BAILEYS`…). */
+  name: string;
+  /** The name people read: "Method not available on <label>". */
+  label: string;
+  capabilities: KindCapabilities;
+  /** Connected at creation and at every start, with or without a session (there is no linking flow). */
+  alwaysOn: boolean;
+  /** Checks and normalises the creation fields; throws a coded error naming the field to fix. */
+  creationFields(input: CreationInput): CreationFields;
+  /** Extra fields of the create answer's `instance` object (beside instanceName, instanceId, integration, status). */
+  creationAnswer(instance: Instance): Record<string, unknown>;
+  /** The connector of one instance. */
+  create(instance: Instance, host: ConnectorHost): Connector;
+  /** The kind's own routes (registered under /messenger), if any. */
+  routes?: FastifyPluginAsync;
+}
+
+/** The registered kinds, and the questions other features ask about an instance's kind. */
+export interface ConnectorKinds {
+  readonly names: readonly string[];
+  of(integration: string): ConnectorKind | undefined;
+  /** Throws `not_available` ("Method not available on <label> …") when the instance's kind cannot do `operation`. */
+  assertCan(instance: Pick<Instance, 'integration'>, operation: Operation): void;
+  /** Whether the instance's kind sends lists as real interactive lists (else as single-choice polls). */
+  listsAreInteractive(instance: Pick<Instance, 'integration'>): boolean;
+}
