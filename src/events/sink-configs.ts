@@ -1,17 +1,10 @@
 // Per-instance event destination settings (webhook, websocket, …) kept in the store and cached in memory.
 import type { Db } from '../platform/store/db.js';
 import type { Unit } from '../platform/store/unit.js';
+import type { SinkConfig, SinkKind } from '../core/event-sink.js';
 import { resolveEventName, subscribed, type EventName } from '../core/event-catalog.js';
 
-export type SinkKind = 'webhook' | 'websocket' | 'rabbitmq' | 'nats';
-
-export interface SinkConfig {
-  enabled: boolean;
-  events: EventName[];
-  /** Sink-specific options: for webhooks url, byEvents, base64, headers, secretSealed. */
-  options: Record<string, unknown>;
-  updatedAt: number;
-}
+export type { SinkConfig, SinkKind } from '../core/event-sink.js';
 
 export interface WebhookOptions {
   url: string;
