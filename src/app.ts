@@ -14,7 +14,7 @@ import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
 import { webhookRoutes } from './sinks/webhook/routes.js';
 import { websocketRoutes } from './sinks/websocket/routes.js';
-import { messageRoutes } from './messages/send.routes.js';
+import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
 import { sandboxRoutes } from './connectors/sandbox/routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
@@ -70,15 +70,20 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/messenger/docs', uiConfig: { docExpansion: 'list' } });
 
-  await app.register(metaRoutes, { services });
+  await app.register(metaRoutes, {
+    serverUrl: config.serverUrl,
+    store: services.store,
+    logger: services.logger,
+    ...(config.metricsEnabled ? { metrics: services.metrics.registry } : {}),
+  });
   await app.register(
     async (api) => {
       await api.register(instanceRoutes, { services });
       await api.register(settingsRoutes, { services });
       await api.register(webhookRoutes, { services });
       await api.register(websocketRoutes, { services });
-      await api.register(messageRoutes, { services });
-      await api.register(chatRoutes, { services });
+      await api.register(sendRoutes, { outgoing: services.outgoing });
+      await api.register(chatRoutes, { chats: services.chats });
       await api.register(sandboxRoutes, { services });
       await api.register(brokerRoutes, { services });
       await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });

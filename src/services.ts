@@ -24,6 +24,10 @@ import { EventRetention } from './events/retention.js';
 import { createBrokerRelays, type BrokerRelays } from './sinks/brokers/index.js';
 import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
 import { createWhatsAppWebFactory } from './connectors/whatsapp-web/index.js';
+import { assertSupported } from './connectors/capabilities.js';
+import type { ConnectorKinds } from './core/connector-kind.js';
+import { OutgoingMessages } from './messages/outgoing.js';
+import { ChatOperations } from './messages/chat-operations.js';
 
 export interface Services {
   config: Config;
@@ -40,6 +44,10 @@ export interface Services {
   /** Told of every API request: background work lets a busy API go first. */
   priority: ApiPriority;
   sends: SendService;
+  /** The send use cases behind the send routes. */
+  outgoing: OutgoingMessages;
+  /** Privacy, presence and read receipts through the live connection. */
+  chats: ChatOperations;
   sandbox: SandboxNetwork;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
@@ -136,6 +144,20 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks, globalApiKey });
+  // Until the connector kinds are registered: what each integration can do, from its capabilities table.
+  const kinds: Pick<ConnectorKinds, 'assertCan' | 'listsAreInteractive'> = {
+    assertCan: (instance, operation) => assertSupported(instance.integration, operation),
+    listsAreInteractive: (instance) => instance.integration === 'WHATSAPP-BUSINESS',
+  };
+  const connectorOf = (instance: Parameters<InstanceRuntime['attach']>[0]) => liveRuntime.attach(instance);
+  const outgoing = new OutgoingMessages({
+    db: store.db,
+    sends,
+    connectorOf,
+    kinds,
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+  });
+  const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
 
   return {
     priority,
@@ -151,6 +173,8 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     instances,
     workers,
     sends,
+    outgoing,
+    chats,
     sandbox,
     webhooks,
     metrics,

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthenticated } from '../../core/errors.js';
 import { timingSafeEqual } from 'node:crypto';
 import { keyDigest, KnownKeyDigests } from '../util/api-keys.js';
-import type { InstanceRegistry } from '../../instances/registry.js';
 import type { Instance } from '../../core/instance.js';
 
 /** Who may call a route: anyone, the global key only, or the global key or the key of the instance in the path. */
@@ -21,7 +20,13 @@ declare module 'fastify' {
   }
 }
 
-export function registerAuth(app: FastifyInstance, globalKey: string, registry: InstanceRegistry): void {
+/** How authentication finds instances: by the SHA-256 of their key, and by name. */
+export interface InstanceKeyLookup {
+  byKeyDigest(hex: string): Instance | undefined;
+  byInstanceName(name: string): Instance | undefined;
+}
+
+export function registerAuth(app: FastifyInstance, globalKey: string, registry: InstanceKeyLookup): void {
   const globalDigest = keyDigest(globalKey);
   const digests = new KnownKeyDigests();
   app.addHook('onRequest', async (request: FastifyRequest) => {

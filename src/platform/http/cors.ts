@@ -1,6 +1,6 @@
 // CORS for browsers calling the API from the origins of CORS_ORIGIN; requests without an Origin header pass untouched.
 import type { FastifyInstance } from 'fastify';
-import { originAllowed } from '../../sinks/websocket/origin.js';
+import { originAllowed } from './origin.js';
 
 const allowedMethods = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const defaultAllowedHeaders = 'apikey, content-type, idempotency-key';

@@ -14,37 +14,6 @@ export const ErrorEnvelope = Type.Object(
   { description: 'Error' },
 );
 
-export const Quoted = Type.Object({
-  key: Type.Object({
-    id: Type.String({ minLength: 1 }),
-    remoteJid: Type.Optional(Type.String()),
-    fromMe: Type.Optional(Type.Boolean()),
-    participant: Type.Optional(Type.String()),
-  }),
-  message: Type.Optional(Type.Object({ conversation: Type.Optional(Type.String()) })),
-});
-
-/** Fields every send body may carry. */
-export const commonSendFields = {
-  number: Type.String({ minLength: 1, description: 'Recipient: phone number with country code, group id or full address' }),
-  delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000, description: 'Milliseconds of typing shown before the send' })),
-  linkPreview: Type.Optional(Type.Boolean()),
-  mentionsEveryOne: Type.Optional(Type.Boolean()),
-  mentioned: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-  quoted: Type.Optional(Quoted),
-};
-
-export const MessageResult = Type.Object(
-  {
-    key: Type.Object({ remoteJid: Type.String(), fromMe: Type.Boolean(), id: Type.String() }),
-    message: Type.Object({}, { additionalProperties: true }),
-    messageTimestamp: Type.String(),
-    status: Type.String(),
-    participant: Type.Optional(Type.String()),
-  },
-  { additionalProperties: true, description: 'Message result record' },
-);
-
 export const eventsArray = Type.Array(Type.String(), { description: 'Event names (empty: all events)' });
 
 /**

@@ -6,7 +6,7 @@ import type { Services } from '../../services.js';
 import { admitGlobal, admitInstance, isRefusal, type AccessDeps, type Refusal } from './access.js';
 import { websocketFanOut } from './fan-out.js';
 import { handshakeKey } from './handshake-key.js';
-import { corsOption, originAllowed } from './origin.js';
+import { corsOption, originAllowed } from '../../platform/http/origin.js';
 import { Subscribers } from './subscribers.js';
 
 export type { WebsocketPayload } from './fan-out.js';

@@ -1,0 +1,173 @@
+// The send use cases: each API send turned into the message content to queue (quotes, media, lists, statuses).
+import type { Connector } from '../core/connector.js';
+import type { ConnectorKinds, MessageOperation } from '../core/connector-kind.js';
+import { invalidInput } from '../core/errors.js';
+import type { Instance } from '../core/instance.js';
+import type { Db } from '../platform/store/types.js';
+import { loadMedia } from '../media/load.js';
+import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
+import { chatPartnersOf } from './chat-partners.js';
+import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from './compose.js';
+import { recipientJid, statusBroadcastJid, statusViewerJid } from './jid.js';
+import { findMessageByKey } from './records.js';
+import type { BuiltMessage, SendService } from './send-service.js';
+import { maxTextLength, type ListSend, type MediaSend, type PollSend, type StatusSend, type StickerSend, type TextSend } from './send-schemas.js';
+
+/** What makes a send request itself, beside its body: the route (for idempotency) and the Idempotency-Key. */
+export interface SendRequest {
+  route: string;
+  /** The body as received: two requests with one key are "the same" when route and body are. */
+  body: unknown;
+  idempotencyKey?: string;
+}
+
+export interface OutgoingDeps {
+  db: Db;
+  sends: SendService;
+  /** The instance's connector (created when it has none yet). */
+  connectorOf(instance: Instance): Connector;
+  kinds: Pick<ConnectorKinds, 'assertCan' | 'listsAreInteractive'>;
+  media: { maxBytes: number; denyPrivate: boolean; fetchTimeoutMs: number };
+}
+
+type Common = { number: string; delay?: number; mentionsEveryOne?: boolean } & ContextInput;
+
+export class OutgoingMessages {
+  constructor(private readonly deps: OutgoingDeps) {}
+
+  text(instance: Instance, body: TextSend, request: SendRequest) {
+    return this.send(instance, 'text', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      const { messageType, content } = textContent(body.text, await this.contextOf(instance, body));
+      return { remoteJid, messageType, content };
+    });
+  }
+
+  media(instance: Instance, body: MediaSend, request: SendRequest) {
+    return this.send(instance, 'media', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      const contextInfo = await this.contextOf(instance, body);
+      const media = await this.loadAndPrepare(body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
+      const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
+      return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption, contextInfo }) };
+    });
+  }
+
+  sticker(instance: Instance, body: StickerSend, request: SendRequest) {
+    return this.send(instance, 'sticker', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      const contextInfo = await this.contextOf(instance, body);
+      const media = await this.loadAndPrepare(body.sticker, 'sticker', 'sticker');
+      const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
+      return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { contextInfo }) };
+    });
+  }
+
+  poll(instance: Instance, body: PollSend, request: SendRequest) {
+    return this.send(instance, 'poll', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      return { remoteJid, ...pollContent(body.name, body.values, body.selectableCount, undefined, await this.contextOf(instance, body)) };
+    });
+  }
+
+  /** A list: a real interactive list where the kind has them, else a single-choice poll (which every phone shows). */
+  list(instance: Instance, body: ListSend, request: SendRequest) {
+    return this.send(instance, 'list', body, request, async () => {
+      const sections = body.values ?? body.sections;
+      if (!sections) throw invalidInput('values is required: an array of sections, each with rows');
+      const remoteJid = recipientJid(body.number);
+      if (this.deps.kinds.listsAreInteractive(instance)) return { remoteJid, ...listContent(body, sections) };
+      const field = body.values ? 'values' : 'sections';
+      const options = sections.flatMap((section) => section.rows.map((row) => row.title));
+      // Options named by where they were given (values[1].rows[0].title), not by their place in the flattened poll.
+      const names = sections.flatMap((section, s) => section.rows.map((_, r) => `${field}[${s}].rows[${r}].title`));
+      const fields = { name: 'title', options: field, option: (i: number) => names[i] };
+      return { remoteJid, ...pollContent(body.title, options, 1, fields, await this.contextOf(instance, body)) };
+    });
+  }
+
+  status(instance: Instance, body: StatusSend, request: SendRequest) {
+    return this.send(instance, 'status', {}, request, async () => {
+      const statusJidList = await this.statusAudience(instance, body);
+      const base = { remoteJid: statusBroadcastJid, statusJidList, participant: instance.ownerJid ?? '' };
+      if (body.type === 'text') {
+        if (body.content.length > maxTextLength) throw invalidInput(`content must be at most ${maxTextLength} characters for a text status`);
+        if (!body.backgroundColor) throw invalidInput('backgroundColor is required for a text status (e.g. #008000)');
+        if (body.font === undefined) throw invalidInput('font is required for a text status (0 to 5)');
+        return { ...base, ...statusTextContent(body.content, body.backgroundColor, body.font) };
+      }
+      const media = await this.loadAndPrepare(body.content, body.type as MediaKind, 'content');
+      const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
+      return { ...base, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption }) };
+    });
+  }
+
+  /** Who may see a status: everyone the instance has written with (allContacts), or the list given. */
+  private async statusAudience(instance: Instance, body: StatusSend): Promise<string[]> {
+    if (body.allContacts) {
+      const partners = await chatPartnersOf(this.deps.db, instance.id);
+      if (partners.length === 0) throw invalidInput('allContacts found no contacts: this instance has exchanged no messages yet; give statusJidList');
+      return partners;
+    }
+    if (!body.statusJidList || body.statusJidList.length === 0) {
+      throw invalidInput('statusJidList is required (numbers or addresses who may see the status) unless allContacts is true');
+    }
+    return body.statusJidList.map((n, i) => statusViewerJid(n, `statusJidList[${i}]`));
+  }
+
+  private async send(instance: Instance, operation: MessageOperation, common: Partial<Common>, request: SendRequest, build: () => Promise<BuiltMessage>) {
+    this.deps.kinds.assertCan(instance, operation);
+    const connector = this.deps.connectorOf(instance);
+    return this.deps.sends.submit(
+      instance,
+      {
+        route: request.route,
+        body: request.body,
+        idempotencyKey: request.idempotencyKey,
+        delay: common.delay,
+        mentionsEveryOne: common.mentionsEveryOne,
+        awaitFirstAttempt: awaitsFirstAttempt(connector, common.delay),
+      },
+      async () => {
+        const built = await build();
+        // What the instance's messenger could never take is refused now, before anything is stored or announced.
+        connector.check?.(built);
+        return built;
+      },
+    );
+  }
+
+  private contextOf(instance: Instance, body: ContextInput) {
+    return buildContextInfo(body, instance.ownerJid, async (keyId) => {
+      const found = await findMessageByKey(this.deps.db, instance.id, keyId);
+      return found && { content: found.content, remoteJid: found.remoteJid, fromMe: found.fromMe, participant: found.participant };
+    });
+  }
+
+  /** Uploads now where the connector can; otherwise the plaintext is kept for the connector to upload at send time. */
+  private async uploadFor(instance: Instance, media: PreparedMedia) {
+    const connector = this.deps.connectorOf(instance);
+    const uploaded = connector.uploadMedia ? await connector.uploadMedia(media.encrypted, media.kind) : { url: '', directPath: '' };
+    // Not uploaded (a connector that uploads at send time, or one not connected yet): keep the bytes for the send.
+    return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
+  }
+
+  private async loadAndPrepare(input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
+    const { maxBytes, denyPrivate, fetchTimeoutMs } = this.deps.media;
+    const loaded = await loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field });
+    return prepareMedia(loaded.bytes, kind, {
+      fileName: fileName ?? loaded.fileNameHint,
+      declaredMimetype: mimetype ?? loaded.declaredMimetype,
+      field,
+    });
+  }
+}
+
+/**
+ * Whether the answer waits for the first attempt: only for a connector that knows the outcome at once, open now,
+ * and a send without a typing delay. Anything else is answered 201 PENDING at once (the delay, or the connection,
+ * would hold the request).
+ */
+function awaitsFirstAttempt(connector: Connector, delay: number | undefined): boolean {
+  return connector.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
+}
