@@ -91,25 +91,25 @@ function scalar<T>(options: Scalar<T>): Setting<T> {
 /** Free text; unset or empty means the default. */
 export function text(options: Declared<string> & { default: string | ComputedDefault<string>; tidy?: (value: string) => string }): Setting<string> {
   const defaultText = typeof options.default === 'string' ? options.default : undefined;
-  return scalar({ ...options, defaultText, parse: (given) => given });
+  return scalar({ ...options, defaultText, parse: (value) => value });
 }
 
 /** Free text with no default: undefined when unset or empty. */
 export function optionalText(options: Declared<string | undefined>): Setting<string | undefined> {
-  return scalar<string | undefined>({ ...options, default: undefined, defaultText: undefined, parse: (given) => given });
+  return scalar<string | undefined>({ ...options, default: undefined, defaultText: undefined, parse: (value) => value });
 }
 
 /** Any value of type T parsed from the text by the declaration's own function (which never reports a problem). */
 export function parsed<T extends string | number | boolean>(options: Declared<T> & { default: T; parse: (text: string) => T }): Setting<T> {
-  return scalar({ ...options, defaultText: String(options.default), parse: (given) => options.parse(given) });
+  return scalar({ ...options, defaultText: String(options.default), parse: (value) => options.parse(value) });
 }
 
 /** The words an on/off variable accepts; a family of event filters reads them too. */
-export const parseFlag: Parse<boolean> = (given, fallback, problem) => {
-  const lower = given.toLowerCase();
+export const parseFlag: Parse<boolean> = (value, fallback, problem) => {
+  const lower = value.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;
-  problem(`must be true or false (got "${given}")`);
+  problem(`must be true or false (got "${value}")`);
   return fallback;
 };
 
@@ -134,11 +134,11 @@ function numeric(options: NumberDeclared, whole: boolean): Setting<number> {
     ...options,
     default: options.default * scale,
     defaultText: String(options.default),
-    parse: (given, fallback, problem) => {
-      const parsed = Number(given);
+    parse: (value, fallback, problem) => {
+      const parsed = Number(value);
       const valid = whole ? Number.isInteger(parsed) : Number.isFinite(parsed);
       if (valid && parsed >= min && parsed <= max) return parsed * scale;
-      problem(`must be ${kind} from ${min} to ${max} (got "${given}")`);
+      problem(`must be ${kind} from ${min} to ${max} (got "${value}")`);
       return fallback;
     },
   });
@@ -158,8 +158,8 @@ export function commaList<T extends string | number>(options: Declared<T[]> & { 
   return scalar({
     ...options,
     defaultText: options.default.join(','),
-    parse: (given) =>
-      given
+    parse: (value) =>
+      value
         .split(',')
         .map((part) => part.trim())
         .filter(Boolean)
