@@ -1,0 +1,24 @@
+// Every setting of the service, declared once, in the README's order; the Config type is what they read into.
+import type { SettingValues } from '../tree.js';
+import { linking, media, operations, secrets, sending, server } from './service.js';
+import { nats, rabbitmq, websocket } from './sinks.js';
+import { webhook } from './webhook.js';
+import { waBusiness, waWeb } from './whatsapp.js';
+
+export const settings = {
+  ...server,
+  ...media,
+  ...sending,
+  ...linking,
+  ...webhook,
+  ...secrets,
+  ...websocket,
+  waWeb,
+  waBusiness,
+  ...rabbitmq,
+  ...nats,
+  ...operations,
+};
+
+/** The configuration the service runs with (see src/platform/config/settings/ for each field's variable and meaning). */
+export type Config = SettingValues<typeof settings>;
