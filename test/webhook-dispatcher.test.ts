@@ -13,7 +13,7 @@ import type { EventName } from '../src/core/event-catalog.js';
 import { SinkConfigs } from '../src/events/sink-configs.js';
 import { EventWriter } from '../src/events/writer.js';
 import type { EventSource } from '../src/core/event-envelope.js';
-import { retryDelayMs } from '../src/sinks/webhook/backoff.js';
+import { delayFor } from '../src/platform/util/backoff.js';
 import { WebhookDispatcher } from '../src/sinks/webhook/dispatcher.js';
 import { applyJwtKey } from '../src/sinks/webhook/jwt-header.js';
 import { InvalidCursorError, listDeliveries, redeliver } from '../src/sinks/webhook/log.js';
@@ -322,10 +322,10 @@ function expectOrdered(requests: Received[], ids: string[]): void {
 describe('webhook helpers', () => {
   it('backs off exponentially, capped, with jitter, never below the first wait', () => {
     const policy = { initialMs: 1000, maxMs: 10_000, factor: 4, jitter: 0.2 };
-    expect([1, 2, 3, 4].map((n) => retryDelayMs(policy, n, () => 0.5))).toEqual([1000, 4000, 10_000, 10_000]);
-    expect(retryDelayMs(policy, 2, () => 1)).toBe(4800);
-    expect(retryDelayMs(policy, 2, () => 0)).toBe(3200);
-    expect(retryDelayMs(policy, 1, () => 0)).toBe(1000);
+    expect([1, 2, 3, 4].map((n) => delayFor(policy, n, () => 0.5))).toEqual([1000, 4000, 10_000, 10_000]);
+    expect(delayFor(policy, 2, () => 1)).toBe(4800);
+    expect(delayFor(policy, 2, () => 0)).toBe(3200);
+    expect(delayFor(policy, 1, () => 0)).toBe(1000);
   });
 
   it('signs in Standard Webhooks form and verifies only the untampered body within tolerance', () => {

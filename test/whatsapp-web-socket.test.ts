@@ -29,7 +29,7 @@ import { prepareMedia } from '../src/media/prepare.js';
 import { encryptMedia } from '../src/media/crypto.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../src/connectors/whatsapp-web/index.js';
 import { encryptWithKey } from '../src/media/crypto.js';
-import { reconnectDelay } from '../src/connectors/whatsapp-web/backoff.js';
+import { delayFor } from '../src/platform/util/backoff.js';
 import { classifyClose } from '../src/connectors/whatsapp-web/disconnect.js';
 import { statusFromBaileys } from '../src/connectors/whatsapp-web/status.js';
 
@@ -940,10 +940,10 @@ describe('lifecycle at the socket boundary', () => {
 
 describe('small rules', () => {
   it('backoff: base·2^(n−1) capped, jittered into its upper half, never zero', () => {
-    const at = (attempt: number, r: number) => reconnectDelay(attempt, { baseMs: 1000, maxMs: 8000, random: () => r });
+    const at = (attempt: number, r: number) => delayFor({ initialMs: 1000, maxMs: 8000, factor: 2, jitter: 'upper-half' }, attempt, () => r);
     expect([1, 2, 3, 4, 5, 10].map((n) => at(n, 0))).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
     expect([1, 2, 3, 4, 5].map((n) => at(n, 0.999))).toEqual([1000, 1999, 3998, 7996, 7996]);
-    expect(reconnectDelay(1, { baseMs: 1, maxMs: 1, random: () => 0 })).toBe(1);
+    expect(delayFor({ initialMs: 1, maxMs: 1, factor: 2, jitter: 'upper-half' }, 1, () => 0)).toBe(1);
   });
 
   it('close codes: 401 forgets, 403/402/406 stop, 440 stops (replaced), 515 restarts, others retry', () => {

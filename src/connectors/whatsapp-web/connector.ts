@@ -11,7 +11,7 @@ import {
 import type { ConnectionState, Instance, PrivacySettings, Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
-import { reconnectDelay } from './backoff.js';
+import { delayFor } from '../../platform/util/backoff.js';
 import { classifyClose, type CloseDecision } from './disconnect.js';
 import { BoundedMap } from './bounded-map.js';
 import { bindInbound, type InboundContext } from './inbound/index.js';
@@ -21,7 +21,7 @@ import type { WhatsAppWebConfig } from './options.js';
 import { relayOutbound } from './outbound.js';
 import { applyPrivacy } from './privacy.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
-import { SerialQueue } from './serial-queue.js';
+import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
 import { baileysLevel, socketConfig } from './socket-config.js';
 import type { SocketFactory, WaSocket } from './socket.js';
@@ -352,11 +352,9 @@ export class WhatsAppWebConnector implements Connector {
       return;
     }
     this.attempt += 1;
-    const delayMs = reconnectDelay(this.attempt, {
-      baseMs: this.deps.config.waWeb.reconnectBaseMs,
-      maxMs: this.deps.config.waWeb.reconnectMaxMs,
-      random: this.deps.random,
-    });
+    const { reconnectBaseMs, reconnectMaxMs } = this.deps.config.waWeb;
+    // Doubling, jittered into the upper half of each step, so many instances never reconnect in step.
+    const delayMs = delayFor({ initialMs: reconnectBaseMs, maxMs: reconnectMaxMs, factor: 2, jitter: 'upper-half' }, this.attempt, this.deps.random);
     this.status = 'connecting';
     this.log.warn({ attempt: this.attempt, delayMs }, 'reconnecting to WhatsApp after a wait');
     if (wasOpen) {

@@ -1,4 +1,4 @@
-// Runs async work one piece at a time per key, in the order given; different keys run side by side.
+// Runs async work one piece at a time per key, in the order given; different keys run side by side (or under one key).
 
 export class KeyedSerialQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
@@ -13,5 +13,15 @@ export class KeyedSerialQueue {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     return result;
+  }
+}
+
+/** A queue of one key: work one piece at a time, in the order given. */
+export class SerialQueue {
+  private readonly lanes = new KeyedSerialQueue();
+
+  /** Queues `work` after everything queued before; never call it from inside queued work (it would wait on itself). */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return this.lanes.run('', work);
   }
 }

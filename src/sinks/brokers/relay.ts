@@ -1,7 +1,7 @@
 // Publishes the outbox to one broker in seq order from a stored cursor; the cursor moves only past confirmed events.
 import type { Logger } from '../../platform/logger.js';
 import type { Db, Dialect } from '../../platform/store/db.js';
-import { retryDelayMs, type BackoffPolicy } from '../webhook/backoff.js';
+import { delayFor, type BackoffPolicy } from '../../platform/util/backoff.js';
 import { CursorStore } from './cursors.js';
 import { OutboxFeed, type FeedOptions, type OutboxRow } from './outbox-feed.js';
 import { PublicationRefused, type BrokerPublisher, type Publication } from './publisher.js';
@@ -111,11 +111,11 @@ export class OutboxRelay {
         if (error instanceof PublicationRefused && error.permanent) {
           // The broker answered and refused one publication: not an outage. Tried again soon (it is dropped after a
           // few refusals), on the same connection, without growing the wait for everything behind it.
-          pause = retryDelayMs(this.backoff, 1);
+          pause = delayFor(this.backoff, 1);
           this.logger.warn({ retryInMs: pause, error: message(error) }, `${this.options.name} refused a publication`);
         } else {
           failures++;
-          pause = retryDelayMs(this.backoff, failures);
+          pause = delayFor(this.backoff, failures);
           // Wake-ups do not cut a backoff short: a burst of events must not hammer a broker that is down.
           wakeable = false;
           this.logger.warn({ attempt: failures, retryInMs: pause, error: message(error) }, `${this.options.name} relay round failed`);

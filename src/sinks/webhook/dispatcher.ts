@@ -7,8 +7,8 @@ import { sharedGuardedDispatcher } from '../../platform/net/guarded-dispatcher.j
 import type { Store } from '../../platform/store/db.js';
 import { LaneScheduler } from '../../platform/util/lanes.js';
 import type { SecretsBox } from '../../platform/util/secrets-box.js';
+import type { BackoffPolicy } from '../../platform/util/backoff.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
-import { backoffPolicy } from './backoff.js';
 import { resolveDestination } from './destination.js';
 import { deliveryHeaders } from './headers.js';
 import { InProcessSender, type OrderedSender, type SendRules, type WebhookRequest } from './ordered-send.js';
@@ -46,6 +46,16 @@ const batchSize = 100;
 const leaseMarginMs = 30_000;
 /** Requests of a batch start at least this long before the claim's last possible answer. */
 const startMarginMs = 5_000;
+
+/** The retry waits of the configuration: exponential, capped, spread by jitter, never below the first wait. */
+export function backoffPolicy(config: Config): BackoffPolicy {
+  return {
+    initialMs: config.webhookRetryInitialDelayMs,
+    maxMs: config.webhookRetryMaxDelayMs,
+    factor: config.webhookRetryBackoffFactor,
+    jitter: config.webhookRetryJitterFactor,
+  };
+}
 
 /** The request rules of the configuration (timeout, statuses never retried). */
 export function sendRules(config: Config): SendRules {

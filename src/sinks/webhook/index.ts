@@ -1,5 +1,5 @@
 // The webhook sink: dispatcher, delivery log and signing helpers, as the rest of the service uses them.
-export { WebhookDispatcher, type WebhookDispatcherDeps } from './dispatcher.js';
+export { WebhookDispatcher, backoffPolicy, type WebhookDispatcherDeps } from './dispatcher.js';
 export {
   listDeliveries,
   redeliver,
@@ -14,4 +14,3 @@ export { deliveryStates, type DeliveryState } from './queries.js';
 export type { MediaResolver } from './media-base64.js';
 export { verifyWebhook, signatureHeaders, decodeSecret, type VerifyResult, type SignatureHeaders } from './signing.js';
 export { applyJwtKey, signJwtHs256 } from './jwt-header.js';
-export { retryDelayMs, backoffPolicy, type BackoffPolicy } from './backoff.js';

@@ -1,7 +1,7 @@
 // Turns the result of a webhook attempt into the delivery's next state: delivered, retry later, or dead.
 import type { Updateable } from 'kysely';
 import type { DeliveriesTable } from '../../platform/store/schema.js';
-import { retryDelayMs, type BackoffPolicy } from './backoff.js';
+import { delayFor, type BackoffPolicy } from '../../platform/util/backoff.js';
 import type { HttpResult } from './http-attempt.js';
 import type { DeliveryRow, DeliveryState } from './queries.js';
 
@@ -63,7 +63,7 @@ export function settlement(verdict: Verdict, row: DeliveryRow, now: number, rule
         const error = `${verdict.error}; gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
         return { state: 'dead', patch: { state: 'dead', attempts, last_status: verdict.status, last_error: shorten(error) } };
       }
-      const retryAt = now + retryDelayMs(rules.backoff, attempts, rules.random);
+      const retryAt = now + delayFor(rules.backoff, attempts, rules.random);
       return {
         state: 'pending',
         retryAt,
