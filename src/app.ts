@@ -21,7 +21,7 @@ import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
-import { brokerRoutes } from './sinks/brokers/routes.js';
+import { brokerRoutes } from './sinks/broker-relay/routes.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;

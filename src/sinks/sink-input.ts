@@ -6,7 +6,7 @@ import type { SinkConfig, SinkKind } from '../events/sink-configs.js';
 import { checkLiteralHost } from '../platform/net/address-policy.js';
 import { secretProblem } from '../platform/util/webhook-secret.js';
 import { customHeaderProblem } from './webhook/headers.js';
-import { brokerNameProblem } from './brokers/names.js';
+import { brokerNameProblem } from './broker-relay/names.js';
 import type { Services } from '../services.js';
 
 export const WebhookInput = Type.Object(

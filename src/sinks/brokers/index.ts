@@ -1,14 +1,14 @@
 // The broker sinks as the service uses them: one outbox relay per enabled broker, woken after each commit.
-import type { BrokerDeps } from './deps.js';
-import { createNatsRelay, natsRouter } from './nats.js';
-import { createRabbitmqRelay, rabbitmqRouter } from './rabbitmq.js';
-import type { OutboxRelay } from './relay.js';
-import type { BrokerRouter } from './routing.js';
+import type { BrokerDeps } from '../broker-relay/deps.js';
+import { createNatsRelay, natsRouter } from '../nats/relay.js';
+import { createRabbitmqRelay, rabbitmqRouter } from '../rabbitmq/relay.js';
+import type { OutboxRelay } from '../broker-relay/relay.js';
+import type { BrokerRouter } from '../broker-relay/routing.js';
 
-export type { BrokerConfig } from './settings.js';
-export type { BrokerDeps, BrokerTuning } from './deps.js';
-export { globalWants } from './settings.js';
-export { OutboxRelay } from './relay.js';
+export type { BrokerConfig } from '../broker-relay/settings.js';
+export type { BrokerDeps, BrokerTuning } from '../broker-relay/deps.js';
+export { globalWants } from '../broker-relay/settings.js';
+export { OutboxRelay } from '../broker-relay/relay.js';
 
 export interface BrokerRelays {
   rabbitmq?: OutboxRelay;

@@ -1,9 +1,9 @@
 // The NATS relay: subject `<instance>.<wire event>` (global: `[<prefix>.]<wire event>`), stored by JetStream.
-import type { BrokerDeps } from './deps.js';
-import { NatsPublisher } from './nats-publisher.js';
-import type { Publication } from './publisher.js';
-import { OutboxRelay } from './relay.js';
-import { BrokerRouter } from './routing.js';
+import type { BrokerDeps } from '../broker-relay/deps.js';
+import { NatsPublisher } from './publisher.js';
+import type { Publication } from '../broker-relay/publisher.js';
+import { OutboxRelay } from '../broker-relay/relay.js';
+import { BrokerRouter } from '../broker-relay/routing.js';
 import { brokerBit } from '../../events/broker-wants.js';
 
 export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
