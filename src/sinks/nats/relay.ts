@@ -4,12 +4,12 @@ import { NatsPublisher } from './publisher.js';
 import type { Publication } from '../broker-relay/publisher.js';
 import { OutboxRelay } from '../broker-relay/relay.js';
 import { BrokerRouter } from '../broker-relay/routing.js';
-import { brokerBit } from '../../events/broker-wants.js';
+import { natsMark } from './mark.js';
 
 export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
   return new BrokerRouter({
-    bit: brokerBit.nats,
+    bit: natsMark,
     liveSink: (instanceId) => sinks.get(instanceId, 'nats'),
     globalEnabled: config.natsGlobalEnabled,
     globalFilter: config.natsGlobalEvents,

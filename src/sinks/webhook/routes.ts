@@ -1,15 +1,26 @@
 // Webhook settings of an instance, its delivery log and replay.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
+import type { FastifyRequest } from 'fastify';
 import { pathInstance } from '../../platform/http/auth.js';
+import type { Db } from '../../platform/store/db.js';
 import { invalidInput, notFound } from '../../core/errors.js';
+import type { SinkRoutesOptions } from '../../core/event-sink.js';
 import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
-import { parseSinkRequest, WebhookInput, type RawSinkInput } from '../sink-input.js';
-import { webhookOptions } from '../../events/sink-configs.js';
+import type { SinkConfigs } from '../../events/sink-configs.js';
+import { parseWebhookSettings, WebhookInput, type WebhookInputDeps, type WebhookSettingsInput } from './settings-input.js';
+import { webhookOptions } from './options.js';
 import { redactUrl, restoreHiddenPassword } from './urls.js';
 import { InvalidCursorError, listDeliveries, redeliver, type DeliveryScope } from './log.js';
-import type { FastifyRequest } from 'fastify';
+
+/** What the webhook routes work with, besides how a set route stores settings. */
+export interface WebhookRoutesDeps {
+  db: Db;
+  settings: Pick<SinkConfigs, 'get'>;
+  input: WebhookInputDeps;
+  /** Wakes the delivery of queued deliveries (after a replay). */
+  wake(): void;
+}
 
 /**
  * The webhook object wrapped (`{webhook: {…}}`) or flat (`{url, …}`): one object schema with both, so the wrapped
@@ -25,7 +36,9 @@ function scopeOf(request: FastifyRequest): DeliveryScope {
   return { instanceId: pathInstance(request).id, withGlobal: request.principal?.kind === 'global' };
 }
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const webhookRoutes =
+  (deps: WebhookRoutesDeps): FastifyPluginAsyncTypebox<SinkRoutesOptions> =>
+  async (app, { setSink }) => {
   const access = { access: 'instance' as const };
 
   app.post(
@@ -36,15 +49,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      const body: { webhook?: RawSinkInput } & RawSinkInput = request.body;
-      const input: RawSinkInput = body.webhook ?? body;
-      const parsed = parseSinkRequest('webhook', input, body.webhook ? 'webhook' : '', services, instance.name);
+      const body: { webhook?: WebhookSettingsInput } & WebhookSettingsInput = request.body;
+      const input: WebhookSettingsInput = body.webhook ?? body;
+      const settings = parseWebhookSettings(input, body.webhook ? 'webhook' : '', deps.input);
       // What the request leaves out keeps its value (as Evolution's update does): the interface's webhook/set body has
       // no headers, and a client sending it must not lose the headers given at creation.
-      const previous = services.sinks.get(instance.id, 'webhook');
+      const previous = deps.settings.get(instance.id, 'webhook');
       if (previous) {
         const kept = webhookOptions(previous);
-        const options = parsed.config.options;
+        const options = settings.options;
         if (input.secret === undefined && kept.secretSealed) options.secretSealed = kept.secretSealed;
         if (input.headers === undefined) options.headers = kept.headers;
         if (input.byEvents === undefined && input.webhookByEvents === undefined) options.byEvents = kept.byEvents;
@@ -52,15 +65,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         // The URL as webhook/find shows it (password hidden) sent back: the stored password stays.
         if (typeof options.url === 'string') options.url = restoreHiddenPassword(options.url, kept.url);
       }
-      await services.instances.setSink(instance, 'webhook', parsed.config);
-      const options = webhookOptions(parsed.config);
+      await setSink(instance, 'webhook', settings);
+      const options = webhookOptions(settings);
       return reply.status(201).send({
         webhook: {
           instanceName: instance.name,
           webhook: {
             url: redactUrl(options.url),
-            events: parsed.config.events,
-            enabled: parsed.config.enabled,
+            events: settings.events,
+            enabled: settings.enabled,
             webhookByEvents: options.byEvents,
             webhookBase64: options.base64,
             signed: Boolean(options.secretSealed),
@@ -75,7 +88,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     { config: access, schema: { tags: ['webhook'], summary: 'The instance webhook settings (null when none)', params: InstanceParams } },
     async (request) => {
       const instance = pathInstance(request);
-      const config = services.sinks.get(instance.id, 'webhook');
+      const config = deps.settings.get(instance.id, 'webhook');
       if (!config) return null;
       const options = webhookOptions(config);
       return {
@@ -113,7 +126,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidInput('limit must be a whole number from 1 to 200');
       try {
-        return await listDeliveries(services.store.db, scopeOf(request), { status: request.query.status, limit, cursor: request.query.cursor });
+        return await listDeliveries(deps.db, scopeOf(request), { status: request.query.status, limit, cursor: request.query.cursor });
       } catch (error) {
         if (error instanceof InvalidCursorError) throw invalidInput('cursor is not valid; pass the nextCursor of a previous answer');
         throw error;
@@ -144,10 +157,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       }
       const result =
         deliveryId !== undefined
-          ? await redeliver(services.store.db, scopeOf(request), { deliveryId: Number(deliveryId) })
-          : await redeliver(services.store.db, scopeOf(request), { status: 'dead' });
+          ? await redeliver(deps.db, scopeOf(request), { deliveryId: Number(deliveryId) })
+          : await redeliver(deps.db, scopeOf(request), { status: 'dead' });
       if (deliveryId !== undefined && result.requeued === 0) throw notFound(`delivery ${deliveryId} does not exist for instance "${instance.name}"`);
-      services.webhooks.wake();
+      deps.wake();
       return reply.status(201).send(result);
     },
   );
