@@ -12,7 +12,7 @@ export interface BasicSinkInput {
 }
 
 /** As Evolution takes a sink at creation: present means enabled unless `enabled` says otherwise. */
-export const CreationSinkInput = Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) });
+const CreationSinkInput = Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) });
 
 /** A field's name inside its parent (`webhook.url`), or alone when the settings came flat (`url`). */
 export const fieldAt = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
