@@ -9,7 +9,7 @@ const floors = [
   ['events', ['core', 'platform']],
   ['messages', ['core', 'platform', 'media', 'events']],
   ['instances', ['core', 'platform', 'media', 'events', 'messages']],
-  ['sinks', ['core', 'platform', 'events', 'instances']],
+  ['sinks', ['core', 'platform', 'media', 'events', 'instances']],
   ['connectors', ['core', 'platform', 'media', 'events', 'messages', 'instances']],
 ];
 

@@ -12,8 +12,6 @@ import { registerJsonBodyParser } from './platform/http/json-body.js';
 import { documentErrorAnswers } from './platform/http/openapi-errors.js';
 import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
-import { webhookRoutes } from './sinks/webhook/routes.js';
-import { websocketRoutes } from './sinks/websocket/routes.js';
 import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
 import { sandboxRoutes } from './connectors/sandbox/routes.js';
@@ -21,7 +19,8 @@ import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
-import { brokerRoutes } from './sinks/brokers/routes.js';
+import type { SinkRoutesOptions } from './core/event-sink.js';
+import { brokerRoutes } from './sinks/broker-relay/routes.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
@@ -78,14 +77,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(
     async (api) => {
-      await api.register(instanceRoutes, { services });
+      await api.register(instanceRoutes, { services, sinkCreation: services.sinkCreation });
       await api.register(settingsRoutes, { services });
-      await api.register(webhookRoutes, { services });
-      await api.register(websocketRoutes, { services });
+      // Each event sink's own set/find routes; a set route stores settings through the instance service.
+      const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
+      for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
       await api.register(sendRoutes, { outgoing: services.outgoing });
       await api.register(chatRoutes, { chats: services.chats });
       await api.register(sandboxRoutes, { services });
-      await api.register(brokerRoutes, { services });
       await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });
     },
     { prefix: '/messenger' },

@@ -7,7 +7,8 @@ import { InstanceRegistry } from './instances/registry.js';
 import { InstanceRuntime } from './instances/runtime.js';
 import { InstanceService } from './instances/service.js';
 import { SinkConfigs } from './events/sink-configs.js';
-import { EventWriter } from './events/writer.js';
+import { EventWriter, type OutboxSink } from './events/writer.js';
+import type { SinkCreation } from './core/event-sink.js';
 import { sendRules, WebhookDispatcher } from './sinks/webhook/dispatcher.js';
 import { createMediaResolver, mediaResolverSettings } from './sinks/webhook/media-resolver.js';
 import { ThreadSender } from './sinks/webhook/thread/host.js';
@@ -21,7 +22,9 @@ import { SandboxNetwork } from './connectors/sandbox/network.js';
 import { evolutionConnector } from './connectors/evolution/index.js';
 import { Metrics } from './observability/metrics.js';
 import { EventRetention } from './events/retention.js';
-import { createBrokerRelays, type BrokerRelays } from './sinks/brokers/index.js';
+import { createEventSinks } from './sinks/list.js';
+import type { WebsocketSink } from './sinks/websocket/sink.js';
+import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
 import { createWhatsAppWebFactory } from './connectors/whatsapp-web/index.js';
 import { assertSupported } from './connectors/capabilities.js';
@@ -52,7 +55,12 @@ export interface Services {
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
-  brokers: BrokerRelays;
+  /** Where events go (webhook, websocket, brokers), in the order they see each event. */
+  eventSinks: readonly OutboxSink[];
+  /** The websocket sink, which the socket.io server attaches to. */
+  websocket: WebsocketSink;
+  /** What the sinks add to instance creation. */
+  sinkCreation: SinkCreation;
   /** WHATSAPP-BUSINESS settings with the verify token resolved. */
   cloudApi: CloudApiSettings;
   /** Loads state and starts connections and workers. */
@@ -76,13 +84,28 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const box = new SecretsBox(secretsKey);
   const registry = new InstanceRegistry(store.db, box);
   const sinks = new SinkConfigs(store.db);
-  const events = new EventWriter(config, sinks);
-  const brokers = createBrokerRelays({ config, store, sinks, events, logger });
+  const metrics = new Metrics(store.db);
+  // Only read here, so the server URL it would put into upload answers is never used.
+  const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
+  const webhooks = new WebhookDispatcher({
+    store,
+    config,
+    sinks,
+    box,
+    logger,
+    mediaResolver: createMediaResolver({ ...mediaResolverSettings(config), readSandboxFile: (name) => sandboxMedia.read(name) }),
+    // Requests leave from a thread of their own unless configured otherwise.
+    ...(config.webhookDeliveryThread
+      ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) }
+      : {}),
+    onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
+  });
+  const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
+  const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
   let runtime: InstanceRuntime | undefined;
   const outcomes = new SendOutcomes();
-  const metrics = new Metrics(store.db);
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
     priority,
@@ -125,20 +148,6 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       byOwnerJid: (jid) => registry.linkedSandboxByOwner(jid),
     },
   });
-  const webhooks = new WebhookDispatcher({
-    store,
-    config,
-    sinks,
-    box,
-    logger,
-    mediaResolver: createMediaResolver(mediaResolverSettings(config)),
-    // Requests leave from a thread of their own unless configured otherwise.
-    ...(config.webhookDeliveryThread
-      ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) }
-      : {}),
-    onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
-  });
-  events.onDeliveriesQueued((lanes) => webhooks.wakeLanes(lanes));
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
@@ -179,13 +188,14 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     webhooks,
     metrics,
     retention,
-    brokers,
+    eventSinks: eventSinks.list,
+    websocket: eventSinks.websocket,
+    sinkCreation: eventSinks.creation,
     cloudApi,
     async start() {
       await registry.load();
       await sinks.load();
-      webhooks.start();
-      await brokers.start();
+      for (const sink of eventSinks.list) await sink.start?.();
       workers.start();
       retention.start();
       await liveRuntime.startAll();
@@ -194,8 +204,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
       retention.stop();
       await workers.stop();
       await liveRuntime.stopAll();
-      await webhooks.stop();
-      await brokers.stop();
+      await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
     },
   };
 }

@@ -14,16 +14,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAuth } from '../src/platform/http/auth.js';
 import { registerErrorHandling } from '../src/platform/http/error-handler.js';
 import { eventCatalog, type EventName } from '../src/core/event-catalog.js';
-import { createBrokerRelays, type BrokerConfig, type BrokerRelays, type BrokerTuning } from '../src/sinks/brokers/index.js';
-import { BrokerRouter } from '../src/sinks/brokers/routing.js';
-import type { OutboxRow } from '../src/sinks/brokers/outbox-feed.js';
-import { brokerBit } from '../src/events/broker-wants.js';
+import type { BrokerConfig } from '../src/sinks/broker-relay/settings.js';
+import type { BrokerTuning } from '../src/sinks/broker-relay/deps.js';
+import type { OutboxRelay } from '../src/sinks/broker-relay/relay.js';
+import { rabbitmqSink } from '../src/sinks/rabbitmq/index.js';
+import { natsSink } from '../src/sinks/nats/index.js';
+import { rabbitmqMark } from '../src/sinks/rabbitmq/mark.js';
+import { natsMark } from '../src/sinks/nats/mark.js';
+import { BrokerRouter } from '../src/sinks/broker-relay/routing.js';
+import type { OutboxRow } from '../src/sinks/broker-relay/outbox-feed.js';
 import type { SinkConfig } from '../src/events/sink-configs.js';
-import { brokerRoutes } from '../src/sinks/brokers/routes.js';
-import { covers, validSubject } from '../src/sinks/brokers/nats-stream.js';
-import { globalWants, safeAddress } from '../src/sinks/brokers/settings.js';
-import { withHeartbeat } from '../src/sinks/brokers/rabbitmq-publisher.js';
-import { serversAndCredentials } from '../src/sinks/brokers/nats-publisher.js';
+import { brokerRoutes } from '../src/sinks/broker-relay/routes.js';
+import { covers, validSubject } from '../src/sinks/nats/stream.js';
+import { globalWants, safeAddress } from '../src/sinks/broker-relay/settings.js';
+import { withHeartbeat } from '../src/sinks/rabbitmq/publisher.js';
+import { serversAndCredentials } from '../src/sinks/nats/publisher.js';
 import { inUnit } from '../src/platform/store/unit.js';
 import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
 import { freePort } from './service-process.js';
@@ -111,15 +116,30 @@ function brokerConfig(run: string, over: Partial<BrokerConfig>): BrokerConfig {
   };
 }
 
+/** Each broker's bit in an outbox event's `broker_wants`. */
+const brokerBit = { rabbitmq: rabbitmqMark, nats: natsMark };
+
+interface BrokerRelays {
+  rabbitmq?: OutboxRelay;
+  nats?: OutboxRelay;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The relays of the brokers `config` enables, as the broker sinks build them (they poll the outbox). */
 function relaysFor(t: TestApp, config: BrokerConfig, tuning: BrokerTuning = fast): BrokerRelays {
-  return createBrokerRelays({
-    config,
-    store: t.services.store,
-    sinks: t.services.sinks,
-    events: t.services.events,
-    logger,
-    tuning,
-  });
+  const deps = { config, store: t.services.store, sinks: t.services.sinks, logger, tuning };
+  const sinks = [rabbitmqSink(deps), natsSink(deps)];
+  return {
+    rabbitmq: sinks[0].relay,
+    nats: sinks[1].relay,
+    async start() {
+      for (const sink of sinks) await sink.start();
+    },
+    async stop() {
+      await Promise.all(sinks.map((sink) => sink.stop()));
+    },
+  };
 }
 
 /** The broker routes on their own Fastify (with the service's auth and errors), called in-process. */
@@ -127,7 +147,11 @@ async function routesApp(t: TestApp): Promise<FastifyInstance> {
   const app = Fastify({ ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } } });
   registerErrorHandling(app);
   registerAuth(app, t.globalKey, t.services.registry);
-  await app.register(brokerRoutes, { services: t.services, prefix: '/messenger' });
+  for (const sink of t.services.eventSinks) {
+    if ((sink.kind === 'rabbitmq' || sink.kind === 'nats') && sink.routes) {
+      await app.register(sink.routes, { setSink: (instance, kind, config) => t.services.instances.setSink(instance, kind, config), prefix: '/messenger' });
+    }
+  }
   await app.ready();
   return app;
 }

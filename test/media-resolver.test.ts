@@ -100,7 +100,13 @@ describe('createMediaResolver', () => {
   });
 
   const resolver = (over: Partial<Parameters<typeof createMediaResolver>[0]> = {}) =>
-    createMediaResolver({ dataDir, maxBytes: 1024 * 1024, denyPrivate: false, timeoutMs: 5000, ...over });
+    createMediaResolver({
+      readSandboxFile: (name) => new SandboxMediaStore(dataDir, () => '').read(name),
+      maxBytes: 1024 * 1024,
+      denyPrivate: false,
+      timeoutMs: 5000,
+      ...over,
+    });
 
   it('reads sandbox media from the data folder (no HTTP: the URL points nowhere)', async () => {
     const plain = randomBytes(3000);

@@ -12,6 +12,7 @@ import { loadConfig, type Config } from '../src/platform/config.js';
 import type { EventName } from '../src/core/event-catalog.js';
 import { SinkConfigs } from '../src/events/sink-configs.js';
 import { EventWriter } from '../src/events/writer.js';
+import { WebhookSink } from '../src/sinks/webhook/sink.js';
 import type { EventSource } from '../src/core/event-envelope.js';
 import { delayFor } from '../src/platform/util/backoff.js';
 import { WebhookDispatcher } from '../src/sinks/webhook/dispatcher.js';
@@ -211,6 +212,7 @@ class Harness {
   store!: Store;
   sinks!: SinkConfigs;
   writer!: EventWriter;
+  webhook!: WebhookSink;
   config!: Config;
   private readonly dispatchers: WebhookDispatcher[] = [];
 
@@ -225,7 +227,8 @@ class Harness {
     this.store = await openStore(this.fresh.uri, { schema: this.fresh.schema });
     this.sinks = new SinkConfigs(this.store.db);
     await this.sinks.load();
-    this.writer = new EventWriter(this.config, this.sinks);
+    this.webhook = new WebhookSink({ config: this.config, settings: this.sinks });
+    this.writer = new EventWriter(this.config, this.sinks, [this.webhook]);
   }
 
   dispatcher(extra: { mediaResolver?: MediaResolver } = {}): WebhookDispatcher {
@@ -238,7 +241,7 @@ class Harness {
       pollMs: 200,
       ...extra,
     });
-    this.writer.onDeliveriesQueued(() => dispatcher.wake());
+    this.webhook.onDeliveriesQueued(() => dispatcher.wake());
     this.dispatchers.push(dispatcher);
     return dispatcher;
   }

@@ -6,28 +6,9 @@ import { resolveEventName, subscribed, type EventName } from '../core/event-cata
 
 export type { SinkConfig, SinkKind } from '../core/event-sink.js';
 
-export interface WebhookOptions {
-  url: string;
-  byEvents: boolean;
-  base64: boolean;
-  headers: Record<string, string>;
-  secretSealed?: string;
-}
-
 /** Whether a destination's settings want `event`: enabled, and subscribed to it (an empty list: every event). */
 export function sinkWants(sink: SinkConfig | undefined, event: EventName): boolean {
   return sink !== undefined && sink.enabled && subscribed(sink.events, event);
-}
-
-export function webhookOptions(config: SinkConfig): WebhookOptions {
-  const o = config.options;
-  return {
-    url: typeof o.url === 'string' ? o.url : '',
-    byEvents: o.byEvents === true,
-    base64: o.base64 === true,
-    headers: (o.headers as Record<string, string> | undefined) ?? {},
-    secretSealed: typeof o.secretSealed === 'string' ? o.secretSealed : undefined,
-  };
 }
 
 export class SinkConfigs {

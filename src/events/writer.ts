@@ -1,46 +1,35 @@
-// Writes events into the outbox, with one pending delivery per matching webhook, inside the caller's unit.
+// Writes events into the outbox inside the caller's unit and offers each to every event sink (it knows none by name).
 import { timeOrderedId } from '../platform/util/time-ordered-id.js';
 import type { Config } from '../platform/config.js';
 import type { Tx } from '../platform/store/db.js';
 import type { RowSink } from '../platform/store/unit.js';
 import type { EventEnvelope, EventSource } from '../core/event-envelope.js';
-import { globalFilterAllows, wireName, type EventName } from '../core/event-catalog.js';
-import { globalWebhookUrl, instanceWebhookUrl } from '../sinks/webhook/urls.js';
-import { brokerWantsOf } from './broker-wants.js';
-import { sinkWants, webhookOptions, type SinkConfigs } from './sink-configs.js';
+import type { EventSink, WrittenEvent } from '../core/event-sink.js';
+import { wireName, type EventName } from '../core/event-catalog.js';
+import type { SinkConfigs } from './sink-configs.js';
 
-export type DeliveryTarget = 'instance' | 'global';
-
-/** Deliveries to one kind of destination of one instance, delivered in order. */
-export interface DeliveryLane {
-  target: DeliveryTarget;
-  instanceId: string | null;
-}
-
-/** Listeners told (after commit) that an event was written; sinks other than webhooks hook in here. */
-export type EventListener = (envelope: EventEnvelope, instanceId: string | null, event: EventName) => void;
+/** An event sink as the outbox writer drives it: on this store's units and transactions. */
+export type OutboxSink = EventSink<RowSink, Tx>;
 
 export class EventWriter {
-  private readonly listeners: EventListener[] = [];
-  private wakeDeliveries: (lanes: DeliveryLane[]) => void = () => {};
-
   constructor(
     private readonly config: Config,
-    private readonly sinks: SinkConfigs,
-  ) {}
-
-  /** Told (after commit) which delivery lanes got new deliveries. */
-  onDeliveriesQueued(wake: (lanes: DeliveryLane[]) => void): void {
-    this.wakeDeliveries = wake;
-  }
-
-  onEvent(listener: EventListener): void {
-    this.listeners.push(listener);
+    private readonly settings: Pick<SinkConfigs, 'get'>,
+    private readonly sinks: readonly OutboxSink[],
+  ) {
+    const marked = sinks.filter((sink) => sink.outboxMark !== undefined);
+    for (const sink of marked) {
+      const mark = sink.outboxMark ?? 0;
+      // One bit each: a relay tests its own bit, so a shared or multi-bit mark would publish events nobody wanted.
+      if (mark <= 0 || (mark & (mark - 1)) !== 0 || marked.some((other) => other !== sink && other.outboxMark === mark)) {
+        throw new Error(`event sink ${sink.kind}: its outbox mark ${mark} must be a bit of its own`);
+      }
+    }
   }
 
   /**
-   * Writes the event and its deliveries into the unit. `farewell`: the instance is being deleted in this unit, so its
-   * webhook deliveries keep the webhook's current settings with them (nothing else will hold them).
+   * Writes the event and what each sink keeps with it into the unit. `farewell`: the instance is being deleted in
+   * this unit, so what a sink keeps carries the instance's current settings with it (nothing else will hold them).
    */
   emit(unit: RowSink, source: EventSource, event: EventName, data: unknown, options: { farewell?: boolean } = {}): EventEnvelope {
     const now = Date.now();
@@ -63,67 +52,38 @@ export class EventWriter {
       event,
       body,
       created_at: now,
-      broker_wants: brokerWantsOf(this.sinks, source.id, event),
+      broker_wants: this.marksOf(source.id, event),
     });
-    const lanes: DeliveryLane[] = [];
-    const snapshot = options.farewell ? this.webhookSnapshot(source.id) : null;
-    for (const [target, url] of this.destinations(source.id, event)) {
-      unit.insert('deliveries', {
-        event_id: envelope.id,
-        outbox_seq: 0,
-        instance_id: source.id,
-        instance_name: source.name,
-        target,
-        url,
-        event,
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: now,
-        settings_snapshot: target === 'instance' ? snapshot : null,
-      });
-      lanes.push({ target, instanceId: source.id });
+    const written: WrittenEvent = { envelope, source, event, writtenAt: now, farewell: options.farewell === true };
+    const afterCommit: (() => void)[] = [];
+    for (const sink of this.sinks) {
+      const then = sink.write?.(unit, written);
+      if (then) afterCommit.push(then);
     }
     unit.afterCommit(() => {
-      if (lanes.length > 0) this.wakeDeliveries(lanes);
-      for (const listener of this.listeners) listener(envelope, source.id, event);
+      for (const then of afterCommit) then();
     });
     return envelope;
   }
 
   /**
-   * The instance is being deleted in this unit: its webhook deliveries not yet made keep the webhook's current
-   * settings with them and still go out (the events of its last moments, such as its logout, included).
+   * The instance is being deleted in this unit: each sink keeps what it has not yet passed on (webhook deliveries
+   * not yet made keep the webhook's current settings and still go out, its last moments' events included).
    */
   async keepPendingDeliveries(tx: Tx, instanceId: string): Promise<void> {
-    const snapshot = this.webhookSnapshot(instanceId);
-    if (snapshot === null) return;
-    await tx
-      .updateTable('deliveries')
-      .set({ settings_snapshot: snapshot })
-      .where('instance_id', '=', instanceId)
-      .where('target', '=', 'instance')
-      .where('state', '=', 'pending')
-      .where('settings_snapshot', 'is', null)
-      .execute();
+    for (const sink of this.sinks) await sink.instanceRemoved?.(tx, instanceId);
   }
 
-  private webhookSnapshot(instanceId: string): string | null {
-    const hook = this.sinks.get(instanceId, 'webhook');
-    return hook ? JSON.stringify({ enabled: hook.enabled, options: webhookOptions(hook) }) : null;
-  }
-
-  private destinations(instanceId: string, event: EventName): [DeliveryTarget, string][] {
-    const out: [DeliveryTarget, string][] = [];
-    const hook = this.sinks.get(instanceId, 'webhook');
-    if (hook && sinkWants(hook, event)) {
-      const url = instanceWebhookUrl(webhookOptions(hook), event);
-      if (url) out.push(['instance', url]);
+  /**
+   * The marks of the sinks whose settings for the instance want `event` now. Stored with the event, so a relay
+   * publishes what was wanted when it was written even after the settings went (the instance was deleted, the service
+   * restarted, another node relays).
+   */
+  private marksOf(instanceId: string, event: EventName): number {
+    let marks = 0;
+    for (const sink of this.sinks) {
+      if (sink.outboxMark !== undefined && sink.wants(this.settings.get(instanceId, sink.kind), event)) marks |= sink.outboxMark;
     }
-    if (this.config.webhookGlobalEnabled && globalFilterAllows(this.config.webhookGlobalEvents, event)) {
-      const url = globalWebhookUrl(this.config, event);
-      if (url) out.push(['global', url]);
-    }
-    return out;
+    return marks;
   }
 }

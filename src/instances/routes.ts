@@ -6,7 +6,7 @@ import { invalidInput, forbidden, notFound } from '../core/errors.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { createdAnswer, InstanceParams, settingsFields } from '../platform/http/schemas.js';
 import { defaultSettings, instanceNameProblem, integrations, mergeSettings, settingsSnake, type Instance, type Integration } from '../core/instance.js';
-import { parseSinkRequest, WebhookInput } from '../sinks/sink-input.js';
+import type { SinkCreation } from '../core/event-sink.js';
 import type { QrState } from '../core/connector.js';
 
 const CreateBody = Type.Object({
@@ -17,15 +17,6 @@ const CreateBody = Type.Object({
   number: Type.Optional(Type.String()),
   businessId: Type.Optional(Type.String()),
   ...settingsFields,
-  webhook: Type.Optional(WebhookInput),
-  // As Evolution takes them at creation: present means enabled unless `enabled` says otherwise.
-  websocket: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
-  rabbitmq: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
-  nats: Type.Optional(Type.Object({ enabled: Type.Optional(Type.Boolean()), events: Type.Optional(Type.Array(Type.String())) })),
-  webhookUrl: Type.Optional(Type.String()),
-  webhookByEvents: Type.Optional(Type.Boolean()),
-  webhookBase64: Type.Optional(Type.Boolean()),
-  webhookEvents: Type.Optional(Type.Array(Type.String())),
 });
 
 const FetchQuery = Type.Object({
@@ -37,8 +28,10 @@ function qrAnswer(qr: QrState | null) {
   return qr ? { pairingCode: qr.pairingCode, code: qr.code, base64: qr.base64, count: qr.count } : { count: 0 };
 }
 
-export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services; sinkCreation: SinkCreation }> = async (app, { services, sinkCreation }) => {
   const { registry, runtime, instances, config } = services;
+  // The event sinks' creation fields join the body schema; the handler reads them only through sinkCreation.
+  const createBody = Type.Object({ ...CreateBody.properties, ...sinkCreation.fields }) as unknown as typeof CreateBody;
 
   const present = (instance: Instance) => {
     const linked = instance.status === 'open';
@@ -67,25 +60,13 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
 
   app.post(
     '/instance/create',
-    { config: { access: 'global' }, schema: { tags: ['instance'], summary: 'Create an instance', body: CreateBody, response: createdAnswer('{instance: {instanceName, instanceId, integration, webhook_wa_business, access_token_wa_business, status: "created"}, hash: {apikey}, settings, qrcode?}') } },
+    { config: { access: 'global' }, schema: { tags: ['instance'], summary: 'Create an instance', body: createBody, response: createdAnswer('{instance: {instanceName, instanceId, integration, webhook_wa_business, access_token_wa_business, status: "created"}, hash: {apikey}, settings, qrcode?}') } },
     async (request, reply) => {
       const body = request.body;
       const problem = instanceNameProblem(body.instanceName);
       if (problem) throw invalidInput(problem);
       const integration: Integration = body.integration ?? 'WHATSAPP-BAILEYS';
-      const webhook =
-        body.webhook ??
-        (body.webhookUrl
-          ? { url: body.webhookUrl, byEvents: body.webhookByEvents, base64: body.webhookBase64, events: body.webhookEvents }
-          : undefined);
-      const sinks = [];
-      const name = body.instanceName;
-      if (webhook) sinks.push(parseSinkRequest('webhook', { enabled: true, ...webhook }, 'webhook', services, name));
-      if (body.websocket) sinks.push(parseSinkRequest('websocket', { enabled: true, ...body.websocket }, 'websocket', services, name));
-      for (const kind of ['rabbitmq', 'nats'] as const) {
-        const input = body[kind];
-        if (input) sinks.push(parseSinkRequest(kind, { enabled: true, ...input }, kind, services, name));
-      }
+      const sinks = sinkCreation.parse(body as Record<string, unknown>, body.instanceName);
       const settings = mergeSettings(defaultSettings, body);
       const autoLink = integration === 'SANDBOX' && config.sandboxAutoLink;
       // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).

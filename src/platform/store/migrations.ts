@@ -263,7 +263,7 @@ function roomForStatusUpdates(dialect: Dialect): Migration {
   };
 }
 
-/** The brokers an event was wanted on, decided when it is written (see `events/broker-wants.ts`). */
+/** The brokers an event was wanted on, decided when it is written (the sinks' outbox marks, see `events/writer.ts`). */
 const outboxBrokerWants: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('outbox').addColumn('broker_wants', 'integer').execute();

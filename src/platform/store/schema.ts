@@ -88,7 +88,7 @@ export interface OutboxTable {
   event: string;
   body: string;
   created_at: number;
-  /** Bits of the brokers the instance's settings wanted the event on when it was written (`broker-wants.ts`); null before migration 0008. */
+  /** Bits of the brokers the instance's settings wanted the event on when it was written (each broker sink's outbox mark, `events/writer.ts`); null before migration 0008. */
   broker_wants: number | null;
 }
 

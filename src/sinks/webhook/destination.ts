@@ -2,7 +2,8 @@
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/store/db.js';
 import type { SecretsBox } from '../../platform/util/secrets-box.js';
-import { webhookOptions, type SinkConfigs, type WebhookOptions } from '../../events/sink-configs.js';
+import type { SinkConfigs } from '../../events/sink-configs.js';
+import { webhookOptions, type WebhookOptions } from './options.js';
 import { storedWebhook, type DeliveryRow } from './queries.js';
 import { globalWebhookUrl, instanceWebhookUrl, redactUrl, withEventSuffix } from './urls.js';
 import type { EventName } from '../../core/event-catalog.js';

@@ -1,7 +1,7 @@
 // The delivery log of an instance (newest first, cursor paged) and redelivery of its deliveries.
 import { redactUrl } from './urls.js';
 import type { Db } from '../../platform/store/db.js';
-import type { DeliveryTarget } from '../../events/writer.js';
+import type { DeliveryTarget } from './lanes.js';
 import { deliveryStates, type DeliveryRow, type DeliveryState } from './queries.js';
 
 export interface DeliveryView {

@@ -1,16 +1,13 @@
 // The webhook `base64` option's resolver: gets a message's encrypted media (sandbox store or its URL) and decrypts it.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { SandboxMediaStore } from '../../connectors/sandbox/media-store.js';
 import { decryptMedia, MEDIA_MAC_LENGTH } from '../../media/crypto.js';
 import { fetchMedia } from '../../media/fetch-url.js';
 import { formatBytes } from '../../media/size.js';
 import type { Config } from '../../platform/config.js';
 import { mediaOfEvent, type MediaResolver } from './media-base64.js';
 
-/** Plain data only, so the resolver can be built inside a worker thread as well. */
-export interface MediaResolverDeps {
-  /** DATA_DIR: the sandbox network keeps uploaded media under it. */
-  dataDir: string;
+/** The resolver's settings as the configuration gives them (plain data). */
+export interface MediaResolverSettings {
   /** MEDIA_MAX_BYTES: the largest media (plaintext) inlined; larger media throws. */
   maxBytes: number;
   /** OUTBOUND_DENY_PRIVATE: refuse media URLs on private or loopback addresses. */
@@ -19,9 +16,14 @@ export interface MediaResolverDeps {
   timeoutMs: number;
 }
 
+export interface MediaResolverDeps extends MediaResolverSettings {
+  /** Reads a file of the sandbox network's media store (null when this node does not have it). */
+  readSandboxFile(fileName: string): Promise<Buffer | null>;
+}
+
 /** The resolver's settings as the configuration gives them. */
-export function mediaResolverSettings(config: Config): MediaResolverDeps {
-  return { dataDir: config.dataDir, maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, timeoutMs: config.mediaFetchTimeoutMs };
+export function mediaResolverSettings(config: Config): MediaResolverSettings {
+  return { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, timeoutMs: config.mediaFetchTimeoutMs };
 }
 
 /** A `directPath` the sandbox network hands out; the file name is all the store accepts. */
@@ -36,8 +38,6 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * as base64 otherwise; download, size and decryption problems throw (the event then goes without base64).
  */
 export function createMediaResolver(deps: MediaResolverDeps): MediaResolver {
-  // Only read here, so the server URL it would put into upload answers is never used.
-  const sandbox = new SandboxMediaStore(deps.dataDir, () => '');
   const maxEncrypted = deps.maxBytes + encryptionOverhead;
 
   async function encryptedBytes(node: Record<string, unknown>, url: string): Promise<Buffer> {
@@ -45,7 +45,7 @@ export function createMediaResolver(deps: MediaResolverDeps): MediaResolver {
     if (sandboxFile) {
       // Our own sandbox "CDN": read from the data folder rather than over HTTP to ourselves. A file this node does
       // not have (another node's data folder) is fetched from the URL below like any other media.
-      const stored = await sandbox.read(sandboxFile);
+      const stored = await deps.readSandboxFile(sandboxFile);
       if (stored && stored.length > maxEncrypted) throw new Error(`media is larger than the ${formatBytes(deps.maxBytes)} limit`);
       if (stored) return stored;
     }

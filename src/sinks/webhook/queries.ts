@@ -3,8 +3,8 @@ import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../platform/store/db.js';
 import { isPostgres } from '../../platform/store/is-postgres.js';
 import type { DeliveriesTable } from '../../platform/store/schema.js';
-import type { DeliveryLane, DeliveryTarget } from '../../events/writer.js';
-import { webhookOptions, type WebhookOptions } from '../../events/sink-configs.js';
+import type { DeliveryLane, DeliveryTarget } from './lanes.js';
+import { webhookOptions, type WebhookOptions } from './options.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'cancelled';
 export const deliveryStates: readonly DeliveryState[] = ['pending', 'delivered', 'dead', 'cancelled'];

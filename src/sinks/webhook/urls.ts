@@ -1,7 +1,7 @@
 // Where a webhook delivery of an event goes: the webhook's URL, with the event's suffix when it is set "by events".
 import type { Config } from '../../platform/config.js';
 import { eventSuffix, type EventName } from '../../core/event-catalog.js';
-import type { WebhookOptions } from '../../events/sink-configs.js';
+import type { WebhookOptions } from './options.js';
 
 /** The instance webhook's URL for `event`; undefined when the webhook has no http(s) URL. */
 export function instanceWebhookUrl(options: Pick<WebhookOptions, 'url' | 'byEvents'>, event: EventName): string | undefined {

@@ -3,7 +3,6 @@ import type { Server } from 'socket.io';
 import type { Logger } from '../../platform/logger.js';
 import type { EventName } from '../../core/event-catalog.js';
 import { sinkWants, type SinkConfigs } from '../../events/sink-configs.js';
-import type { EventListener } from '../../events/writer.js';
 import type { EventEnvelope } from '../../core/event-envelope.js';
 import type { Subscribers } from './subscribers.js';
 
@@ -32,6 +31,9 @@ export function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
   };
 }
 
+/** Emits one committed event of an instance to the clients that follow it. */
+export type FanOut = (envelope: EventEnvelope, instanceId: string | null, event: EventName) => void;
+
 export interface FanOutDeps {
   io: Server;
   subscribers: Subscribers;
@@ -44,7 +46,7 @@ export interface FanOutDeps {
 
 const removalEvents: ReadonlySet<EventName> = new Set(['INSTANCE_DELETE', 'REMOVE_INSTANCE']);
 
-export function websocketFanOut(deps: FanOutDeps): EventListener {
+export function websocketFanOut(deps: FanOutDeps): FanOut {
   const { io, subscribers, sinks, logger } = deps;
   return (envelope, instanceId, event) => {
     if (deps.isClosed()) return;

@@ -2,12 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Server, type DefaultEventsMap, type Socket } from 'socket.io';
 import type { Logger } from '../../platform/logger.js';
-import type { Services } from '../../services.js';
+import type { Config } from '../../platform/config.js';
+import type { SinkConfigs } from '../../events/sink-configs.js';
+import type { InstanceRegistry } from '../../instances/registry.js';
 import { admitGlobal, admitInstance, isRefusal, type AccessDeps, type Refusal } from './access.js';
 import { websocketFanOut } from './fan-out.js';
 import { handshakeKey } from './handshake-key.js';
 import { corsOption, originAllowed } from '../../platform/http/origin.js';
 import { Subscribers } from './subscribers.js';
+import type { WebsocketSink } from './sink.js';
 
 export type { WebsocketPayload } from './fan-out.js';
 
@@ -16,6 +19,17 @@ export interface WebsocketOptions {
   enabled: boolean;
   /** WEBSOCKET_GLOBAL_EVENTS: every event of every instance also goes to `/`, for global-key clients. */
   globalEvents: boolean;
+}
+
+/** What the socket.io server works with: the service's key, instances, websocket settings and sink. */
+export interface WebsocketDeps {
+  config: Pick<Config, 'corsOrigin'>;
+  logger: Logger;
+  globalApiKey: string;
+  registry: Pick<InstanceRegistry, 'byApiKey' | 'byInstanceName' | 'byInstanceId'>;
+  sinks: Pick<SinkConfigs, 'get'>;
+  /** The sink whose committed events the server fans out. */
+  websocket: Pick<WebsocketSink, 'follow'>;
 }
 
 export interface WebsocketHandle {
@@ -46,7 +60,7 @@ class HandshakeRefused extends Error {
   }
 }
 
-export function attachWebsocket(app: Pick<FastifyInstance, 'server'>, services: Services, options: WebsocketOptions): WebsocketHandle {
+export function attachWebsocket(app: Pick<FastifyInstance, 'server'>, services: WebsocketDeps, options: WebsocketOptions): WebsocketHandle {
   if (!options.enabled) return { close: async () => {} };
   const { config, registry } = services;
   const logger = services.logger.child({ component: 'websocket' });
@@ -104,7 +118,7 @@ export function attachWebsocket(app: Pick<FastifyInstance, 'server'>, services: 
     socket.once('disconnect', (reason) => log.info({ socket: socket.id, reason }, 'websocket client left'));
   });
 
-  services.events.onEvent(
+  const unfollow = services.websocket.follow(
     websocketFanOut({
       io,
       subscribers,
@@ -121,6 +135,7 @@ export function attachWebsocket(app: Pick<FastifyInstance, 'server'>, services: 
     async close() {
       if (closed) return;
       closed = true;
+      unfollow();
       subscribers.dropAll();
       io.of('/').disconnectSockets();
       // Not io.close(): that would also close the HTTP server, which belongs to Fastify.

@@ -1,9 +1,9 @@
 // Publishes to NATS through JetStream: each message acknowledged by the stream, deduplicated by its Nats-Msg-Id.
 import { connect, type ConnectionOptions, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
 import type { Logger } from '../../platform/logger.js';
-import { PublicationRefused, type BrokerPublisher, type Publication, type Sent } from './publisher.js';
-import { StreamSubjects, validSubject } from './nats-stream.js';
-import { safeAddress } from './settings.js';
+import { PublicationRefused, type BrokerPublisher, type Publication, type Sent } from '../broker-relay/publisher.js';
+import { StreamSubjects, validSubject } from './stream.js';
+import { safeAddress } from '../broker-relay/settings.js';
 
 export interface NatsPublisherOptions {
   url: string;

@@ -1,6 +1,6 @@
 // Declares what a RabbitMQ publication needs, once per connection: the durable topic exchange and Evolution's queues.
 import type { Channel, ChannelModel } from 'amqplib';
-import { PublicationRefused, type Publication } from './publisher.js';
+import { PublicationRefused, type Publication } from '../broker-relay/publisher.js';
 
 export interface TopologyOptions {
   /** Declare and bind `<instance>.<wire event>` / `[<prefix>.]<wire event>` queues (as Evolution does). */

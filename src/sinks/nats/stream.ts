@@ -1,7 +1,7 @@
 // Keeps the JetStream stream covering every subject the relay publishes on, adding subjects as instances appear.
 import { nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsError } from 'nats';
 import type { Logger } from '../../platform/logger.js';
-import { PublicationRefused } from './publisher.js';
+import { PublicationRefused } from '../broker-relay/publisher.js';
 
 export interface StreamOptions {
   name: string;

@@ -1,14 +1,14 @@
 // The RabbitMQ relay: instance events to the topic exchange named after the instance, global ones to RABBITMQ_EXCHANGE_NAME.
-import type { BrokerDeps } from './deps.js';
-import { OutboxRelay } from './relay.js';
-import { RabbitmqPublisher } from './rabbitmq-publisher.js';
-import { BrokerRouter } from './routing.js';
-import { brokerBit } from '../../events/broker-wants.js';
+import type { BrokerDeps } from '../broker-relay/deps.js';
+import { OutboxRelay } from '../broker-relay/relay.js';
+import { RabbitmqPublisher } from './publisher.js';
+import { BrokerRouter } from '../broker-relay/routing.js';
+import { rabbitmqMark } from './mark.js';
 
 export function rabbitmqRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
   return new BrokerRouter({
-    bit: brokerBit.rabbitmq,
+    bit: rabbitmqMark,
     liveSink: (instanceId) => sinks.get(instanceId, 'rabbitmq'),
     globalEnabled: config.rabbitmqGlobalEnabled,
     globalFilter: config.rabbitmqGlobalEvents,

@@ -1,9 +1,9 @@
 // Publishes to RabbitMQ on a confirm channel: persistent messages, one confirm awaited per message, reconnects on demand.
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { Logger } from '../../platform/logger.js';
-import { within, type BrokerPublisher, type Publication, type Sent } from './publisher.js';
-import { RabbitTopology, type TopologyOptions } from './rabbitmq-topology.js';
-import { safeAddress } from './settings.js';
+import { within, type BrokerPublisher, type Publication, type Sent } from '../broker-relay/publisher.js';
+import { RabbitTopology, type TopologyOptions } from './topology.js';
+import { safeAddress } from '../broker-relay/settings.js';
 
 export interface RabbitmqPublisherOptions extends TopologyOptions {
   uri: string;

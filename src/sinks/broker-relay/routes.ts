@@ -1,10 +1,11 @@
-// Broker event settings of an instance: `POST /rabbitmq/set/{instance}`, `GET /rabbitmq/find/{instance}`, and the same for NATS.
+// A broker's event settings of an instance: `POST /<kind>/set/{instance}`, `GET /<kind>/find/{instance}`.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { SinkConfig, SinkKind, SinkRoutesOptions } from '../../core/event-sink.js';
 import { pathInstance } from '../../platform/http/auth.js';
 import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
-import { parseSinkRequest } from '../sink-input.js';
-import type { Services } from '../../services.js';
+import type { SinkConfigs } from '../../events/sink-configs.js';
+import type { BasicSinkInput } from '../sink-settings.js';
 
 const BrokerInput = Type.Object(
   {
@@ -14,13 +15,20 @@ const BrokerInput = Type.Object(
   { description: 'Broker settings (unknown keys are ignored)' },
 );
 
-const kinds = [
-  { kind: 'rabbitmq', label: 'RabbitMQ', where: 'the topic exchange named after the instance (routing key = event)' },
-  { kind: 'nats', label: 'NATS', where: 'the subjects <instance>.<event> (JetStream)' },
-] as const;
+export interface BrokerRoutesDeps {
+  kind: SinkKind;
+  /** The broker's name as people read it (`RabbitMQ`). */
+  label: string;
+  /** Where an instance's events go on it, for the route summary. */
+  where: string;
+  settings: Pick<SinkConfigs, 'get'>;
+  /** Checks the settings found at `field` for the instance and returns what is stored. */
+  parse(input: BasicSinkInput, field: string, instanceName: string): SinkConfig;
+}
 
-export const brokerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  for (const { kind, label, where } of kinds) {
+export const brokerRoutes =
+  ({ kind, label, where, settings, parse }: BrokerRoutesDeps): FastifyPluginAsyncTypebox<SinkRoutesOptions> =>
+  async (app, { setSink }) => {
     app.post(
       `/${kind}/set/:instance`,
       {
@@ -37,10 +45,10 @@ export const brokerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         const instance = pathInstance(request);
         // The body schema requires the key named after the kind; TypeBox cannot type a computed key.
         const input = (request.body as Record<string, { enabled: boolean; events?: string[] }>)[kind];
-        const parsed = parseSinkRequest(kind, input, kind, services, instance.name);
-        await services.instances.setSink(instance, kind, parsed.config);
+        const config = parse(input, kind, instance.name);
+        await setSink(instance, kind, config);
         return reply.status(201).send({
-          [kind]: { instanceName: instance.name, [kind]: { enabled: parsed.config.enabled, events: parsed.config.events } },
+          [kind]: { instanceName: instance.name, [kind]: { enabled: config.enabled, events: config.events } },
         });
       },
     );
@@ -52,9 +60,8 @@ export const brokerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         schema: { tags: [kind], summary: `The instance ${label} settings (null when none)`, params: InstanceParams },
       },
       async (request) => {
-        const config = services.sinks.get(pathInstance(request).id, kind);
+        const config = settings.get(pathInstance(request).id, kind);
         return config ? { enabled: config.enabled, events: config.events } : null;
       },
     );
-  }
-};
+  };

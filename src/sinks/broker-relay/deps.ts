@@ -1,7 +1,6 @@
-// What the broker relays are built from: configuration, store, sink settings, event writer and logger.
+// What a broker sink and its relay are built from: configuration, store, sink settings and logger.
 import type { Logger } from '../../platform/logger.js';
 import type { Store } from '../../platform/store/db.js';
-import type { EventWriter } from '../../events/writer.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
 import type { RelayOptions } from './relay.js';
 import type { BrokerConfig } from './settings.js';
@@ -18,7 +17,6 @@ export interface BrokerDeps {
   config: BrokerConfig;
   store: Pick<Store, 'db' | 'dialect'>;
   sinks: Pick<SinkConfigs, 'get'>;
-  events: Pick<EventWriter, 'onEvent'>;
   logger: Logger;
   tuning?: BrokerTuning;
 }

@@ -1,15 +1,15 @@
 // The NATS relay: subject `<instance>.<wire event>` (global: `[<prefix>.]<wire event>`), stored by JetStream.
-import type { BrokerDeps } from './deps.js';
-import { NatsPublisher } from './nats-publisher.js';
-import type { Publication } from './publisher.js';
-import { OutboxRelay } from './relay.js';
-import { BrokerRouter } from './routing.js';
-import { brokerBit } from '../../events/broker-wants.js';
+import type { BrokerDeps } from '../broker-relay/deps.js';
+import { NatsPublisher } from './publisher.js';
+import type { Publication } from '../broker-relay/publisher.js';
+import { OutboxRelay } from '../broker-relay/relay.js';
+import { BrokerRouter } from '../broker-relay/routing.js';
+import { natsMark } from './mark.js';
 
 export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
   return new BrokerRouter({
-    bit: brokerBit.nats,
+    bit: natsMark,
     liveSink: (instanceId) => sinks.get(instanceId, 'nats'),
     globalEnabled: config.natsGlobalEnabled,
     globalFilter: config.natsGlobalEvents,
