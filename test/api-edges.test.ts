@@ -1,7 +1,7 @@
 // Edge cases of the HTTP API on both stores: odd bodies and paths, keys that could never be sent, refused creations
 // that must leave nothing behind, concurrent changes that must all stay, and browsers calling from other origins.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, startReceiver, storeTargets, type TestApp } from './harness.js';
+import { startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 

@@ -1,6 +1,6 @@
 // Instance management, authentication, settings, webhook/websocket configuration and errors, over HTTP on both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 

@@ -25,8 +25,8 @@ import { globalWants, safeAddress } from '../src/sinks/brokers/settings.js';
 import { withHeartbeat } from '../src/sinks/brokers/rabbitmq-publisher.js';
 import { serversAndCredentials } from '../src/sinks/brokers/nats-publisher.js';
 import { inUnit } from '../src/platform/store/unit.js';
-import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
-import { freePort } from './service-process.js';
+import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './support/harness.js';
+import { freePort } from './support/service-process.js';
 
 const requireServices = process.env.REQUIRE_SERVICES === '1';
 const AMQP_URI = process.env.TEST_RABBITMQ_URI ?? 'amqp://guest:guest@127.0.0.1:5672';

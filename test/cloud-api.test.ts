@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 import { registerErrorHandling } from '../src/platform/http/error-handler.js';
 import { registerAuth } from '../src/platform/http/auth.js';
 import { silentLogger } from '../src/platform/logger.js';

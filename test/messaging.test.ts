@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 import { StatusRecorder } from '../src/messages/status-recorder.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;

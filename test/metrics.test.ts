@@ -1,6 +1,6 @@
 // Prometheus metrics over HTTP: off by default, and when on, outbox depth, delivery results and latency per instance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 

@@ -1,7 +1,7 @@
 // PostgreSQL page layout: messages and send_queue keep room in their pages, so the send worker's updates are HOT.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { storeTargets, suiteStore } from './harness.js';
+import { storeTargets, suiteStore } from './support/harness.js';
 import type { Store } from '../src/platform/store/db.js';
 
 const postgres = (await storeTargets()).find((t) => t.name === 'postgres')!;

@@ -1,6 +1,6 @@
 // The send worker's view of a queue on both stores: each chat's first pending send, and when it is due.
 import { describe, expect, it } from 'vitest';
-import { storeTargets, suiteStore } from './harness.js';
+import { storeTargets, suiteStore } from './support/harness.js';
 import { queueHeads } from '../src/messages/queue-heads.js';
 
 const targets = await storeTargets();

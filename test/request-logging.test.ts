@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/platform/logger.js';
 import type { LogLevel } from '../src/platform/config.js';
-import { linkedSandbox, startApp, storeTargets, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, storeTargets, type TestApp } from './support/harness.js';
 
 const [sqlite] = await storeTargets();
 

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { pgUrl, startReceiver, storeTargets, until } from './harness.js';
-import { killService, linkSandbox, serviceSetup, startService, waitUntilUp } from './service-process.js';
+import { pgUrl, startReceiver, storeTargets, until } from './support/harness.js';
+import { killService, linkSandbox, serviceSetup, startService, waitUntilUp } from './support/service-process.js';
 
 const targets = await storeTargets();
 

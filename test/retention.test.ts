@@ -1,6 +1,6 @@
 // Retention of the event log on both stores: old delivered events go; pending and dead-lettered ones stay replayable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 const day = 86400_000;

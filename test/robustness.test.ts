@@ -1,6 +1,6 @@
 // Every route of the OpenAPI document answers malformed input with a 4xx error envelope, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, storeTargets, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, storeTargets, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 

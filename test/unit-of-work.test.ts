@@ -1,6 +1,6 @@
 // Units of work on both stores: queued rows written together, atomically, however many there are.
 import { describe, expect, it } from 'vitest';
-import { storeTargets, suiteStore } from './harness.js';
+import { storeTargets, suiteStore } from './support/harness.js';
 import { inInsertUnit, inUnit } from '../src/platform/store/unit.js';
 import { inWriteUnit } from '../src/platform/store/write-unit.js';
 import { GroupCommit } from '../src/platform/store/group-commit.js';

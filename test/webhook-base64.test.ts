@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 

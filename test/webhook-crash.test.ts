@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src/sinks/webhook/signing.js';
-import { pgUrl, storeTargets, until } from './harness.js';
-import { freePort, killService, linkSandbox, serviceSetup, startService, waitUntilUp, type Api } from './service-process.js';
+import { pgUrl, storeTargets, until } from './support/harness.js';
+import { freePort, killService, linkSandbox, serviceSetup, startService, waitUntilUp, type Api } from './support/service-process.js';
 
 const targets = await storeTargets();
 

@@ -23,7 +23,7 @@ import { silentLogger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { inUnit } from '../src/platform/store/unit.js';
 import { SecretsBox } from '../src/platform/util/secrets-box.js';
-import { dropPostgresSchema, pgUrl } from './harness.js';
+import { dropPostgresSchema, pgUrl } from './support/harness.js';
 
 const requireServices = process.env.REQUIRE_SERVICES === '1';
 

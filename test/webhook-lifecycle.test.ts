@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/platform/config.js';
-import { startApp, startReceiver, storeTargets, until, type TestApp } from './harness.js';
+import { startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 

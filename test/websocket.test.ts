@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client';
 import { attachWebsocket, type WebsocketHandle, type WebsocketPayload } from '../src/sinks/websocket/index.js';
-import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './support/harness.js';
 
 const targets = await storeTargets();
 

@@ -27,7 +27,7 @@ import {
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger, silentLogger, type Logger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
-import { storeTargets, type StoreTarget } from './harness.js';
+import { storeTargets, type StoreTarget } from './support/harness.js';
 import { createServices, type Services } from '../src/services.js';
 import { defaultSettings, type ConnectionState, type Instance } from '../src/core/instance.js';
 import type { Connector, ConnectorHost, InboundMessage, Presence, QrState } from '../src/core/connector.js';

@@ -4,7 +4,7 @@ import { connect as amqpConnect } from 'amqplib';
 import { connect as natsConnect, StringCodec } from 'nats';
 import { io as ioClient } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './harness.js';
+import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './support/harness.js';
 
 const AMQP_URI = process.env.TEST_RABBITMQ_URI ?? 'amqp://guest:guest@127.0.0.1:5672';
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';

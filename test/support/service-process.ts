@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect } from 'vitest';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '..', '..');
 const tsxBin = join(root, 'node_modules', '.bin', 'tsx');
 
 /** A loopback port nothing listens on right now (listen on 0, learn the port, close). */

@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../src/platform/config.js';
-import { silentLogger, type Logger } from '../src/platform/logger.js';
-import { openStore, type Store } from '../src/platform/store/db.js';
-import { createServices, type Services } from '../src/services.js';
-import { buildApp } from '../src/app.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { silentLogger, type Logger } from '../../src/platform/logger.js';
+import { openStore, type Store } from '../../src/platform/store/db.js';
+import { createServices, type Services } from '../../src/services.js';
+import { buildApp } from '../../src/app.js';
 
 export const pgUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const requireServices = process.env.REQUIRE_SERVICES === '1';
