@@ -1,6 +1,7 @@
 // Instance management, authentication, settings, webhook/websocket configuration and errors, over HTTP on both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 const targets = await storeTargets();
 
@@ -247,7 +248,7 @@ describe.each(targets)('API on $name', (target) => {
       expect(receiver.of('connection.update', 'evo-1')[0].body.data).toMatchObject({ state: 'open' });
       // send.message goes out as the send leaves the queue; SERVER_ACK is stored by the write that follows.
       const status = async () => (await t.services.store.db.selectFrom('messages').select('status').where('key_id', '=', sent.body.key.id).executeTakeFirstOrThrow()).status;
-      expect(await until(async () => ((await status()) === 'SERVER_ACK' ? 'SERVER_ACK' : undefined))).toBe('SERVER_ACK');
+      expect(await waitFor(async () => ((await status()) === 'SERVER_ACK' ? 'SERVER_ACK' : undefined))).toBe('SERVER_ACK');
     });
 
     it('deletes an instance with everything stored for it', async () => {

@@ -25,51 +25,18 @@ import { globalWants, safeAddress } from '../src/sinks/brokers/settings.js';
 import { withHeartbeat } from '../src/sinks/brokers/rabbitmq-publisher.js';
 import { serversAndCredentials } from '../src/sinks/brokers/nats-publisher.js';
 import { inUnit } from '../src/platform/store/unit.js';
-import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, storeTargets, type TestApp } from './support/harness.js';
+import { sleep, waitFor } from './support/wait.js';
 import { freePort } from './support/service-process.js';
+import { AMQP_URI, NATS_URL, natsAvailable, rabbitAvailable } from './support/brokers.js';
 
-const requireServices = process.env.REQUIRE_SERVICES === '1';
-const AMQP_URI = process.env.TEST_RABBITMQ_URI ?? 'amqp://guest:guest@127.0.0.1:5672';
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const NATS_SERVER_BIN = process.env.TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const logger = pino({ level: process.env.TEST_BROKER_LOG ?? 'silent' });
 
 // ---------------------------------------------------------------------------------------------
 // Which services answer
 
-async function amqpProblem(): Promise<string | null> {
-  try {
-    const model = await amqpConnect(AMQP_URI, { timeout: 2000 });
-    await model.close();
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-async function natsProblem(): Promise<string | null> {
-  try {
-    const nc = await natsConnect({ servers: NATS_URL, timeout: 2000, maxReconnectAttempts: 0 });
-    try {
-      await (await nc.jetstreamManager()).getAccountInfo();
-    } finally {
-      await nc.close();
-    }
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-const [rabbitProblem, natsDown] = await Promise.all([amqpProblem(), natsProblem()]);
-for (const [name, problem, address] of [
-  ['RabbitMQ', rabbitProblem, AMQP_URI.replace(/\/\/[^@]*@/, '//')],
-  ['NATS (JetStream)', natsDown, NATS_URL],
-] as const) {
-  if (problem === null) continue;
-  if (requireServices) throw new Error(`REQUIRE_SERVICES=1 but ${name} is not reachable at ${address}: ${problem}`);
-  console.warn(`\n*** ${name} not reachable at ${address} (${problem}): its broker tests are SKIPPED ***\n`);
-}
+const [rabbitUp, natsUp] = await Promise.all([rabbitAvailable('its broker tests are'), natsAvailable('its broker tests are')]);
 const targets = await storeTargets();
 
 // ---------------------------------------------------------------------------------------------
@@ -155,7 +122,6 @@ async function outboxHead(t: TestApp): Promise<number> {
   return Number(row?.max ?? 0);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A TCP proxy in front of a broker: `cut()` drops every connection and refuses new ones, as a broker that went down. */
 async function startProxy(port: number) {
@@ -350,7 +316,7 @@ describe('broker helpers', () => {
 // RabbitMQ
 
 for (const target of targets) {
-  describe.skipIf(!target.available || rabbitProblem !== null)(`RabbitMQ relay (${target.name})`, () => {
+  describe.skipIf(!target.available || !rabbitUp)(`RabbitMQ relay (${target.name})`, () => {
     let t: TestApp;
     let routes: FastifyInstance;
     beforeAll(async () => {
@@ -393,9 +359,9 @@ for (const target of targets) {
         const upsertA = await emit(t, a, 'MESSAGES_UPSERT', { n: 1 });
         const contactA = await emit(t, a, 'CONTACTS_UPSERT', { n: 2 });
 
-        await until(() => consumer.from(b).some((m) => m.routingKey === 'messages.upsert' && JSON.stringify(m.body.data).includes('hello broker')), 10_000);
-        await until(() => consumer.from(global).some((m) => m.body.id === contactA), 10_000);
-        await until(() => consumer.from(a).some((m) => m.body.id === upsertA), 10_000);
+        await waitFor(() => consumer.from(b).some((m) => m.routingKey === 'messages.upsert' && JSON.stringify(m.body.data).includes('hello broker')), 10_000);
+        await waitFor(() => consumer.from(global).some((m) => m.body.id === contactA), 10_000);
+        await waitFor(() => consumer.from(a).some((m) => m.body.id === upsertA), 10_000);
         await sleep(300);
 
         // A's exchange: only the subscribed event.
@@ -435,7 +401,7 @@ for (const target of targets) {
           rabbitmq: { instanceName: a, rabbitmq: { enabled: false, events: [] } },
         });
         const afterDisable = await emit(t, a, 'MESSAGES_UPSERT', { n: 3 });
-        await until(() => consumer.from(global).some((m) => m.body.id === afterDisable), 10_000);
+        await waitFor(() => consumer.from(global).some((m) => m.body.id === afterDisable), 10_000);
         await sleep(300);
         expect(consumer.from(a).some((m) => m.body.id === afterDisable)).toBe(false);
       } finally {
@@ -467,9 +433,9 @@ for (const target of targets) {
           ids.push(await emit(t, good, 'MESSAGES_UPSERT', { n: i }));
         }
         // The refused events are dropped after a few quick tries; the healthy ones arrive meanwhile, a few times at most.
-        await until(() => ids.every((id) => consumer.from(good).some((m) => m.body.id === id)), 8_000);
+        await waitFor(() => ids.every((id) => consumer.from(good).some((m) => m.body.id === id)), 8_000);
         const late = await emit(t, good, 'MESSAGES_UPSERT', { n: 99 });
-        await until(() => consumer.from(good).some((m) => m.body.id === late), 5_000);
+        await waitFor(() => consumer.from(good).some((m) => m.body.id === late), 5_000);
         for (const id of ids) expect(consumer.from(good).filter((m) => m.body.id === id).length).toBeLessThanOrEqual(3);
       } finally {
         await relays.stop();
@@ -495,7 +461,7 @@ for (const target of targets) {
           ids.push(await emit(t, c, 'MESSAGES_UPSERT', { n }));
           await sleep(5);
         }
-        await until(() => consumer.received.length >= 10, 10_000);
+        await waitFor(() => consumer.received.length >= 10, 10_000);
         proxy.cut();
         for (let n = 41; n <= 120; n++) {
           ids.push(await emit(t, c, 'MESSAGES_UPSERT', { n }));
@@ -512,12 +478,12 @@ for (const target of targets) {
         for (let n = 121; n <= 150; n++) ids.push(await emit(t, c, 'MESSAGES_UPSERT', { n }));
         // Only the numbered events count (the new instance's own connection events may be there too).
         const numbered = () => consumer.received.filter((m) => m.body.event === 'messages.upsert');
-        await until(() => new Set(numbered().map((m) => m.body.id)).size >= ids.length, 20_000);
+        await waitFor(() => new Set(numbered().map((m) => m.body.id)).size >= ids.length, 20_000);
         expect(firstArrivals(numbered())).toEqual(ids);
         expect(numbered().map((m) => m.body.data.n).filter((n, i, all) => all.indexOf(n) === i)).toEqual(ids.map((_, i) => i + 1));
         // Every confirm came: the cursor reaches the newest event.
         const head = await outboxHead(t);
-        await until(async () => (await relays.rabbitmq!.position()) === head, 5000);
+        await waitFor(async () => (await relays.rabbitmq!.position()) === head, 5000);
       } finally {
         await relays.stop();
         await proxy.close();
@@ -537,14 +503,14 @@ for (const target of targets) {
         await setBroker(routes, 'rabbitmq', d, t.globalKey, { rabbitmq: { enabled: true, events: ['MESSAGES_UPSERT'] } });
         await relays.start();
         const ids = [await emit(t, d, 'MESSAGES_UPSERT', { n: 1 })];
-        await until(() => consumer.received.length === 1, 10_000);
+        await waitFor(() => consumer.received.length === 1, 10_000);
         await relays.stop();
         for (let n = 2; n <= 30; n++) ids.push(await emit(t, d, 'MESSAGES_UPSERT', { n }));
         await sleep(300);
         expect(consumer.received.length).toBe(1);
         // The same relays start again (as after a service restart on this node).
         await relays.start();
-        await until(() => consumer.received.length >= 30, 10_000);
+        await waitFor(() => consumer.received.length >= 30, 10_000);
         await sleep(200);
         expect(consumer.received.map((m) => m.body.id)).toEqual(ids);
       } finally {
@@ -591,7 +557,7 @@ for (const target of targets) {
           expect(numbers()).toEqual([]);
           first.finish(true);
           await first.done;
-          await until(() => numbers().length >= 2, 10_000);
+          await waitFor(() => numbers().length >= 2, 10_000);
           expect(numbers()).toEqual([1, 2]);
 
           const second = slowUnit(3);
@@ -601,7 +567,7 @@ for (const target of targets) {
           expect(numbers()).toEqual([1, 2]);
           second.finish(false);
           await second.done;
-          await until(() => numbers().length >= 3, 20_000);
+          await waitFor(() => numbers().length >= 3, 20_000);
           expect(numbers()).toEqual([1, 2, 4]);
         } finally {
           await relays.stop();
@@ -648,7 +614,7 @@ async function streamContents(jsm: JetStreamManager, stream: string, pattern: st
 }
 
 for (const target of targets) {
-  describe.skipIf(!target.available || natsDown !== null)(`NATS relay (${target.name})`, () => {
+  describe.skipIf(!target.available || !natsUp)(`NATS relay (${target.name})`, () => {
     let t: TestApp;
     let routes: FastifyInstance;
     let nc: NatsConnection;
@@ -691,7 +657,7 @@ for (const target of targets) {
           presenceB: await emit(t, b, 'PRESENCE_UPDATE', { n: 4 }),
           groupB: await emit(t, b, 'GROUP_PARTICIPANTS_UPDATE', { n: 5 }),
         };
-        await until(() => subG.received.filter((m) => m.body.id === ids.groupB).length === 1 && subA.received.length >= 2, 10_000);
+        await waitFor(() => subG.received.filter((m) => m.body.id === ids.groupB).length === 1 && subA.received.length >= 2, 10_000);
         await sleep(300);
 
         expect(subA.received.map((m) => [m.subject, m.body.id])).toEqual([
@@ -725,7 +691,7 @@ for (const target of targets) {
 
         // Deleting B removes its settings with it, yet its last events (written while they held) still go out.
         expect((await t.api('DELETE', `instance/delete/${b}`)).status).toBe(200);
-        await until(() => subB.received.some((m) => m.subject === `${b}.remove.instance`), 10_000);
+        await waitFor(() => subB.received.some((m) => m.subject === `${b}.remove.instance`), 10_000);
         expect(subB.received.some((m) => m.subject === `${b}.instance.delete`)).toBe(true);
       } finally {
         await relays.stop();
@@ -750,7 +716,7 @@ for (const target of targets) {
           ids.push(await emit(t, c, 'MESSAGES_UPSERT', { n }));
           await sleep(5);
         }
-        await until(() => live.received.length >= 10, 10_000);
+        await waitFor(() => live.received.length >= 10, 10_000);
         proxy.cut();
         for (let n = 41; n <= 120; n++) {
           ids.push(await emit(t, c, 'MESSAGES_UPSERT', { n }));
@@ -763,14 +729,14 @@ for (const target of targets) {
         proxy.restore();
         for (let n = 121; n <= 150; n++) ids.push(await emit(t, c, 'MESSAGES_UPSERT', { n }));
         const numbered = () => live.received.filter((m) => m.body.event === 'messages.upsert');
-        await until(() => new Set(numbered().map((m) => m.body.id)).size >= ids.length, 20_000);
+        await waitFor(() => new Set(numbered().map((m) => m.body.id)).size >= ids.length, 20_000);
         expect(firstArrivals(numbered())).toEqual(ids);
         // JetStream dropped the re-sent copies by their Nats-Msg-Id: exactly once, in order.
         const stored = await streamContents(jsm, config.natsStream, `${c}.messages.upsert`);
         expect(stored.map((m) => m.body.id)).toEqual(ids);
         expect(stored.every((m) => m.messageId === m.body.id && m.subject === `${c}.messages.upsert`)).toBe(true);
         const head = await outboxHead(t);
-        await until(async () => (await relays.nats!.position()) === head, 5000);
+        await waitFor(async () => (await relays.nats!.position()) === head, 5000);
       } finally {
         await relays.stop();
         live.sub.unsubscribe();
@@ -797,7 +763,7 @@ class PrivateNats {
   async start(): Promise<void> {
     const child = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
     this.child = child;
-    await until(async () => {
+    await waitFor(async () => {
       if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
       const nc = await natsConnect({ servers: `127.0.0.1:${this.port}`, maxReconnectAttempts: 0, timeout: 500 }).catch(() => undefined);
       if (!nc) return false;
@@ -859,13 +825,13 @@ describe.skipIf(!natsBinary || !targets[0].available)('NATS relay across a real 
         ids.push(await emit(t, e, 'MESSAGES_UPSERT', { n }));
         await sleep(5);
       }
-      await until(async () => (await relays.nats!.position()) !== undefined && (await streamCount(url, config.natsStream)) >= 10, 10_000);
+      await waitFor(async () => (await relays.nats!.position()) !== undefined && (await streamCount(url, config.natsStream)) >= 10, 10_000);
       await server.stop();
       for (let n = 31; n <= 90; n++) ids.push(await emit(t, e, 'MESSAGES_UPSERT', { n }));
       await sleep(1000);
       await server.start();
       for (let n = 91; n <= 100; n++) ids.push(await emit(t, e, 'MESSAGES_UPSERT', { n }));
-      await until(async () => (await streamCount(url, config.natsStream, `${e}.messages.upsert`)) >= ids.length, 20_000);
+      await waitFor(async () => (await streamCount(url, config.natsStream, `${e}.messages.upsert`)) >= ids.length, 20_000);
       const nc = await natsConnect({ servers: url });
       try {
         const stored = await streamContents(await nc.jetstreamManager(), config.natsStream, `${e}.messages.upsert`);
@@ -936,7 +902,7 @@ class PrivateRabbit {
       stdio: 'ignore',
     });
     this.child = child;
-    await until(async () => {
+    await waitFor(async () => {
       if (child.exitCode !== null) throw new Error(`rabbitmq-server exited with ${child.exitCode}`);
       const model = await amqpConnect(this.uri, { timeout: 1000 }).catch(() => undefined);
       if (!model) return false;
@@ -957,7 +923,7 @@ class PrivateRabbit {
       await exited;
     }
     // The node's helpers (erl_child_setup, inet_gethost) leave with it; give the port a moment.
-    await until(async () => {
+    await waitFor(async () => {
       const model = await amqpConnect(this.uri, { timeout: 500 }).catch(() => undefined);
       if (model) await model.close().catch(() => undefined);
       return !model;
@@ -999,7 +965,7 @@ describe.skipIf(!rabbitBinary || !targets[0].available)('RabbitMQ relay across a
         await sleep(5);
       }
       const start = await outboxHead(t);
-      await until(async () => ((await relays.rabbitmq!.position()) ?? 0) > start - 20, 10_000);
+      await waitFor(async () => ((await relays.rabbitmq!.position()) ?? 0) > start - 20, 10_000);
       await broker.stop();
       for (let n = 31; n <= 90; n++) ids.push(await emit(t, f, 'MESSAGES_UPSERT', { n }));
       await sleep(1000);
@@ -1008,7 +974,7 @@ describe.skipIf(!rabbitBinary || !targets[0].available)('RabbitMQ relay across a
       await broker.start();
       for (let n = 91; n <= 100; n++) ids.push(await emit(t, f, 'MESSAGES_UPSERT', { n }));
       const head = await outboxHead(t);
-      await until(async () => (await relays.rabbitmq!.position()) === head, 30_000);
+      await waitFor(async () => (await relays.rabbitmq!.position()) === head, 30_000);
 
       // Evolution's durable queue kept everything across the restart (persistent messages, confirmed).
       const model = await amqpConnect(broker.uri);

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { sleep, waitFor } from './support/wait.js';
 import { registerErrorHandling } from '../src/platform/http/error-handler.js';
 import { registerAuth } from '../src/platform/http/auth.js';
 import { silentLogger } from '../src/platform/logger.js';
@@ -27,7 +28,6 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 type Json = any;
 
 const targets = await storeTargets();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The fake Graph API
@@ -888,7 +888,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
         const row = await t.services.store.db.selectFrom('send_queue').select('payload').where('instance_id', '=', instance.id).executeTakeFirstOrThrow();
         await connector.send(JSON.parse(row.payload).outbound as OutboundMessage);
       }
-      const wamid = await until(() => wamidOf(instance, keyId));
+      const wamid = await waitFor(() => wamidOf(instance, keyId));
       expect(graph.sent.get(wamid)).toMatchObject({ to: customer, text: { body: 'Your order has shipped' } });
 
       for (const status of ['sent', 'delivered', 'read']) {
@@ -899,7 +899,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
           .of('messages.update', instance.name)
           .filter((e) => e.body.data.keyId === keyId)
           .map((e) => e.body.data.status as string);
-      await until(() => statuses().includes('READ'));
+      await waitFor(() => statuses().includes('READ'));
       expect(statuses()).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
       const update = receiver.of('messages.update', instance.name).find((e) => e.body.data.keyId === keyId)!;
       expect(update.body.data).toMatchObject({ keyId, remoteJid: `${customer}@s.whatsapp.net`, fromMe: true, instanceId: instance.id });
@@ -1006,7 +1006,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect(delayed.status).toBe(201);
       expect(delayed.body.status).toBe('PENDING');
       expect(Date.now() - started).toBeLessThan(2000);
-      await until(() => graph.messageCalls().some((c) => c.json?.text?.body === 'typed slowly'), 10_000);
+      await waitFor(() => graph.messageCalls().some((c) => c.json?.text?.body === 'typed slowly'), 10_000);
       // Logged out: the send waits in the queue, the request does not.
       expect((await t.api('DELETE', `instance/logout/${instance.name}`, { key: apikey })).status).toBe(200);
       const whileOut = Date.now();
@@ -1022,7 +1022,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const apikey = t.services.registry.apikeyOf(instance);
       const ok = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'via the API' } });
       expect(ok.status).toBe(201);
-      await until(() => graph.messageCalls().some((c) => c.json?.text?.body === 'via the API'));
+      await waitFor(() => graph.messageCalls().some((c) => c.json?.text?.body === 'via the API'));
       graph.allowed = new Set(['4915100000000']);
       try {
         const refused = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'not allowed' } });

@@ -5,14 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { sleep, waitFor } from './support/wait.js';
 import { StatusRecorder } from '../src/messages/status-recorder.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 const targets = await storeTargets();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Numbers outside the Brazilian/Mexican/Argentinian rewriting rules, unique per call. */
 let numberSeq = 0;
@@ -858,7 +858,7 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       const paused = indexOf(rx, (e) => e.event === 'presence.update' && e.instance === b.name && e.data?.presences?.[a.owner]?.lastKnownPresence === 'paused');
       expect(paused).toBeGreaterThan(typing);
       expect(paused).toBeLessThan(first);
-      for (const k of keys) await until(async () => (await storedStatus(t, a.id, k))?.status === 'DELIVERY_ACK', 10_000);
+      for (const k of keys) await waitFor(async () => (await storedStatus(t, a.id, k))?.status === 'DELIVERY_ACK', 10_000);
     });
 
     it('a delayed send holds back only its own chat', async () => {

@@ -1,6 +1,7 @@
 // Prometheus metrics over HTTP: off by default, and when on, outbox depth, delivery results and latency per instance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 const targets = await storeTargets();
 
@@ -32,14 +33,14 @@ describe.each(targets)('metrics on $name', (target) => {
     const inject = await t.api('POST', 'sandbox/inject/metered', { body: { from: '5511977770002', text: 'count me' } });
     expect(inject.status).toBe(201);
 
-    const pending = await until(async () => {
+    const pending = await waitFor(async () => {
       const text = String((await t.api('GET', '/metrics', { key: null })).body);
       return /switchboard_webhook_deliveries_total\{instance="metered",target="instance",result="retry"\} [1-9]/.test(text) && text;
     });
     expect(pending).toMatch(/switchboard_outbox_pending_deliveries\{instance="metered",target="instance"\} 1/);
 
     failing = false;
-    const delivered = await until(async () => {
+    const delivered = await waitFor(async () => {
       const text = String((await t.api('GET', '/metrics', { key: null })).body);
       return /switchboard_webhook_deliveries_total\{instance="metered",target="instance",result="delivered"\} 1/.test(text) && text;
     }, 10_000);
@@ -51,7 +52,7 @@ describe.each(targets)('metrics on $name', (target) => {
   it('counts delivered sends per instance', async () => {
     await linkedSandbox(t, 'sender', '5511977770003');
     expect((await t.api('POST', 'message/sendText/sender', { body: { number: '5511977770001', text: 'hi' } })).status).toBe(201);
-    await until(async () =>
+    await waitFor(async () =>
       /switchboard_sends_total\{instance="sender",result="delivered"\} 1/.test(String((await t.api('GET', '/metrics', { key: null })).body)),
     );
   });

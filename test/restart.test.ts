@@ -3,11 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { pgUrl, startReceiver, storeTargets, until } from './support/harness.js';
+import { startReceiver, storeTargets } from './support/harness.js';
+import { pgQuery, scratchSchema } from './support/postgres.js';
+import { waitFor } from './support/wait.js';
 import { killService, linkSandbox, serviceSetup, startService, waitUntilUp } from './support/service-process.js';
 
 const targets = await storeTargets();
@@ -44,24 +44,10 @@ function sqliteProbe(dir: string): StoreProbe {
 }
 
 async function postgresProbe(): Promise<StoreProbe> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(pgUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const query = async <T>(sql: string, params: unknown[] = []): Promise<T[]> => {
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    try {
-      return (await c.query(sql.replaceAll('$schema', schema), params)).rows as T[];
-    } finally {
-      await c.end();
-    }
-  };
+  const scratch = await scratchSchema();
+  const query = <T>(sql: string, params: unknown[] = []) => pgQuery<T>(sql.replaceAll('$schema', scratch.schema), params);
   return {
-    uri: url.toString(),
+    uri: scratch.uri,
     async statuses(instanceId) {
       const rows = await query<{ key_id: string; status: string }>(
         'select key_id, status from $schema.messages where instance_id = $1 and from_me = 1',
@@ -72,9 +58,7 @@ async function postgresProbe(): Promise<StoreProbe> {
     async pendingQueue() {
       return Number((await query<{ n: string }>('select count(*) as n from $schema.send_queue'))[0].n);
     },
-    async dispose() {
-      await query(`drop schema if exists ${schema} cascade`);
-    },
+    dispose: () => scratch.drop(),
   };
 }
 
@@ -135,7 +119,7 @@ describe.each(targets)('crash and restart of the service on $name', (target) => 
           keys.map((_, i) => `queued ${i}`),
         );
 
-        await until(async () => {
+        await waitFor(async () => {
           const statuses = await probe.statuses(a.id);
           return keys.every((k) => statuses.get(k) === 'DELIVERY_ACK');
         }, 30_000).catch(async (error: unknown) => {

@@ -1,6 +1,7 @@
 // Retention of the event log on both stores: old delivered events go; pending and dead-lettered ones stay replayable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 const targets = await storeTargets();
 const day = 86400_000;
@@ -28,7 +29,7 @@ describe.each(targets)('event retention on $name', (target) => {
       refuse = true;
       await t.api('POST', 'sandbox/inject/kept', { body: { from: '5511944440002', text: 'dead one' } });
       const db = t.services.store.db;
-      await until(async () => (await db.selectFrom('deliveries').select('id').where('state', '=', 'dead').execute()).length === 1);
+      await waitFor(async () => (await db.selectFrom('deliveries').select('id').where('state', '=', 'dead').execute()).length === 1);
 
       // Nothing is old yet.
       expect(await t.services.retention.sweep()).toEqual({ deliveries: 0, events: 0 });
@@ -54,7 +55,7 @@ describe.each(targets)('event retention on $name', (target) => {
       await db.insertInto('broker_cursors').values({ sink: 'nats', last_seq: Number(last.seq ?? 0), updated_at: Date.now() }).execute();
       await t.api('POST', 'sandbox/inject/kept', { body: { from: '5511944440002', text: 'after nats went away' } });
       await receiver.waitFor((received) => received.some((e) => e.body.data.message.conversation === 'after nats went away'));
-      await until(async () => (await db.selectFrom('deliveries').select('id').where('state', '=', 'pending').execute()).length === 0);
+      await waitFor(async () => (await db.selectFrom('deliveries').select('id').where('state', '=', 'pending').execute()).length === 0);
       const swept = await t.services.retention.sweep(Date.now() + 8 * day);
       expect(swept.events).toBeGreaterThan(0);
       const newer = await db.selectFrom('outbox').select('seq').where('seq', '>', Number(last.seq ?? 0)).execute();

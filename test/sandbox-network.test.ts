@@ -21,6 +21,7 @@ import type { MessageStatus } from '../src/core/message-status.js';
 import { silentLogger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { statusOf } from '../src/platform/http/error-envelope.js';
+import { waitFor } from './support/wait.js';
 
 type Call =
   | { kind: 'connection'; id: string; state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number }
@@ -167,14 +168,6 @@ async function world(env: Record<string, string> = {}): Promise<World> {
     return made;
   };
   return { store, network, host, instances, connectors, add, linked };
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function expect400(promise: Promise<unknown>, message: RegExp): Promise<void> {

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { inInsertUnit } from '../src/platform/store/unit.js';
-import { dropPostgresSchema, pgUrl, storeTargets } from './support/harness.js';
+import { storeTargets } from './support/harness.js';
+import { dropPostgresSchema, pgUrl } from './support/postgres.js';
 
 const targets = await storeTargets();
 const postgres = targets.find((t) => t.name === 'postgres');

@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -45,7 +46,7 @@ async function send(t: TestApp, from: Party, kind: 'sendMedia' | 'sendText', bod
 
 /** The delivery of `event` for message `keyId` on `instance`, once it arrived. */
 function delivery(rx: Receiver, event: string, instance: string, keyId: string) {
-  return until(() => rx.of(event, instance).find((e) => e.body.data?.key?.id === keyId), 10_000).then((e) => e.body);
+  return waitFor(() => rx.of(event, instance).find((e) => e.body.data?.key?.id === keyId), 10_000).then((e) => e.body);
 }
 
 describe.each(targets)('webhook base64 option on $name', (target) => {

@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src/sinks/webhook/signing.js';
-import { pgUrl, storeTargets, until } from './support/harness.js';
+import { storeTargets } from './support/harness.js';
+import { pgQuery, scratchSchema } from './support/postgres.js';
+import { waitFor } from './support/wait.js';
 import { freePort, killService, linkSandbox, serviceSetup, startService, waitUntilUp, type Api } from './support/service-process.js';
 
 const targets = await storeTargets();
@@ -160,28 +161,14 @@ async function sqliteStore(dir: string): Promise<StoreUnderTest> {
 }
 
 async function postgresStore(): Promise<StoreUnderTest> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const run = async (sql: string, params: unknown[] = []) => {
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    try {
-      return (await c.query(sql, params)).rows as Record<string, unknown>[];
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`create schema ${schema}`);
-  const url = new URL(pgUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const scratch = await scratchSchema();
   return {
-    uri: url.toString(),
+    uri: scratch.uri,
     async leasedDeliveries(after) {
-      const rows = await run(`${leasedSql.replace('from deliveries', `from ${schema}.deliveries`)}$1`, [after]);
+      const rows = await pgQuery(`${leasedSql.replace('from deliveries', `from ${scratch.schema}.deliveries`)}$1`, [after]);
       return rows.map((r) => ({ id: Number(r.id), next_attempt_at: Number(r.next_attempt_at) }));
     },
-    dispose: async () => {
-      await run(`drop schema if exists ${schema} cascade`);
-    },
+    dispose: () => scratch.drop(),
   };
 }
 
@@ -240,7 +227,7 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
         const expectedA = 3 * messageCount;
         let pendingB: DeliveryView[] = [];
         let pendingA: DeliveryView[] = [];
-        await until(async () => {
+        await waitFor(async () => {
           pendingB = await deliveryLog(api, b.name, 'pending');
           pendingA = await deliveryLog(api, a.name, 'pending');
           return (
@@ -285,7 +272,7 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
           const got = new Set(rx.events.map(logicalKey));
           return [...expectedKeys].filter((k) => !got.has(k));
         };
-        await until(() => missing().length === 0, 60_000).catch(async (error: unknown) => {
+        await waitFor(() => missing().length === 0, 60_000).catch(async (error: unknown) => {
           const stuck = [...(await deliveryLog(api, a.name, 'pending')), ...(await deliveryLog(api, b.name, 'pending'))]
             .slice(0, 3)
             .map((d) => `${d.id} ${d.event} attempts=${d.attempts} next=${d.nextAttemptAt} error=${d.lastError}`);
@@ -300,7 +287,7 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
         // The delivery log ends with every delivery delivered.
         let logB: DeliveryView[] = [];
         let logA: DeliveryView[] = [];
-        await until(async () => {
+        await waitFor(async () => {
           logB = await deliveryLog(api, b.name);
           logA = await deliveryLog(api, a.name);
           return [...logA, ...logB].every((d) => d.status === 'delivered');

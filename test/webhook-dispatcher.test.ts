@@ -6,7 +6,6 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/platform/config.js';
 import type { EventName } from '../src/core/event-catalog.js';
@@ -23,9 +22,8 @@ import { silentLogger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { inUnit } from '../src/platform/store/unit.js';
 import { SecretsBox } from '../src/platform/util/secrets-box.js';
-import { dropPostgresSchema, pgUrl } from './support/harness.js';
-
-const requireServices = process.env.REQUIRE_SERVICES === '1';
+import { dropPostgresSchema, pgUrl, postgresAvailable } from './support/postgres.js';
+import { sleep, waitFor } from './support/wait.js';
 
 // ---------------------------------------------------------------------------------------------
 // Store backends
@@ -39,23 +37,7 @@ interface FreshStore {
 
 interface Backend {
   name: string;
-  /** Why the backend cannot run (tests then fail instead of silently passing). */
-  unavailable?: string;
   fresh(): Promise<FreshStore>;
-}
-
-/** Null when PostgreSQL answers, else why not. */
-async function postgresProblem(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 const sqliteDir = mkdtempSync(join(tmpdir(), 'switchboard-webhook-'));
@@ -74,11 +56,9 @@ const backends: Backend[] = [
   },
 ];
 
-const pgProblem = await postgresProblem();
-if (pgProblem === null || requireServices) {
+if (await postgresAvailable('the PostgreSQL half of the webhook dispatcher tests is')) {
   backends.push({
     name: 'postgres',
-    unavailable: pgProblem === null ? undefined : `PostgreSQL at ${pgUrl} is unreachable (${pgProblem}) and REQUIRE_SERVICES=1`,
     async fresh() {
       const schema = `t_webhook_${randomBytes(6).toString('hex')}`;
       return {
@@ -88,11 +68,6 @@ if (pgProblem === null || requireServices) {
       };
     },
   });
-} else {
-  console.warn(
-    `\n!!! PostgreSQL at ${pgUrl} is unreachable (${pgProblem}): the PostgreSQL half of test/webhook-dispatcher.test.ts is SKIPPED.\n` +
-      '!!! Start PostgreSQL, or set REQUIRE_SERVICES=1 to make this a failure.\n',
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,17 +140,8 @@ class Receiver {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(15);
-  }
-}
+/** How the dispatcher tests poll: every 15 ms, naming what they wait for. */
+const poll = (what: string) => ({ what, intervalMs: 15 });
 
 const fastRetries = {
   WEBHOOK_RETRY_INITIAL_DELAY_SECONDS: '0.05',
@@ -271,12 +237,12 @@ class Harness {
   /** Waits until no delivery of the instance is pending any more. */
   async settled(instanceName: string, timeoutMs = 8000) {
     return waitFor(
-      `deliveries of ${instanceName} to settle`,
       async () => {
         const rows = await this.rows(instanceName);
         return rows.length > 0 && rows.every((r) => r.state !== 'pending') && rows;
       },
       timeoutMs,
+      poll(`deliveries of ${instanceName} to settle`),
     );
   }
 
@@ -359,7 +325,6 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
 
   /** A fresh store, or (restart) the store and secrets key of an earlier harness. */
   async function harness(env: Record<string, string> = {}, reopen?: Harness): Promise<Harness> {
-    if (backend.unavailable) throw new Error(backend.unavailable);
     const h = new Harness(reopen?.fresh ?? (await backend.fresh()), env, reopen?.box ?? new SecretsBox(randomBytes(32)));
     harnesses.push(h);
     await h.open();
@@ -395,7 +360,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     const started = Math.floor(Date.now() / 1000);
     const id = await h.emit(source, 'MESSAGES_UPSERT', data);
 
-    const [got] = await waitFor('the delivery', () => receiver.at(url).length === 1 && receiver.at(url));
+    const [got] = await waitFor(() => receiver.at(url).length === 1 && receiver.at(url), 8000, poll('the delivery'));
     expect(got!.path).toBe(`${new URL(url).pathname}/messages-upsert`);
     expect(Object.keys(got!.body)).toEqual(['id', 'event', 'instance', 'data', 'destination', 'date_time', 'sender', 'server_url', 'apikey']);
     expect(got!.body).toMatchObject({
@@ -440,8 +405,8 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     h.dispatcher().start();
     const id = await h.emit(source, 'CONNECTION_UPDATE', { instance: source.name, state: 'open' });
 
-    const [global] = await waitFor('the global delivery', () => receiver.at(globalUrl).length === 1 && receiver.at(globalUrl));
-    const [own] = await waitFor('the instance delivery', () => receiver.at(url).length === 1 && receiver.at(url));
+    const [global] = await waitFor(() => receiver.at(globalUrl).length === 1 && receiver.at(globalUrl), 8000, poll('the global delivery'));
+    const [own] = await waitFor(() => receiver.at(url).length === 1 && receiver.at(url), 8000, poll('the instance delivery'));
     // The same destination as the instance's own delivery: its webhook's URL (Evolution's rule).
     expect(global!.body).toMatchObject({ id, destination: url, event: 'connection.update' });
     expect(global!.headers['x-tenant']).toBeUndefined();
@@ -510,7 +475,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     await h.store.db.updateTable('deliveries').set({ next_attempt_at: heldUntil }).where('id', '=', third.id).execute();
     h.dispatcher().start();
 
-    await waitFor('the first two', () => receiver.at(url).length === 2);
+    await waitFor(() => receiver.at(url).length === 2, 8000, poll('the first two'));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.at(url).map((r) => r.body.id)).toEqual(ids.slice(0, 2));
     const rows = await h.settled(source.name);
@@ -575,13 +540,13 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     h.dispatcher().start();
     await h.emit(a, 'MESSAGES_UPSERT', { seq: 'a0' });
     await h.emit(a, 'MESSAGES_UPSERT', { seq: 'a1' });
-    await waitFor('A to be hanging', () => receiver.at(hangUrl).length === 1);
+    await waitFor(() => receiver.at(hangUrl).length === 1, 8000, poll('A to be hanging'));
 
     const latencies: number[] = [];
     for (let i = 0; i < 5; i++) {
       const sentAt = Date.now();
       await h.emit(b, 'MESSAGES_UPSERT', { seq: `b${i}` });
-      await waitFor(`B's event ${i}`, () => receiver.at(fastUrl).length === i + 1, 1000);
+      await waitFor(() => receiver.at(fastUrl).length === i + 1, 1000, poll(`B's event ${i}`));
       latencies.push(Date.now() - sentAt);
     }
     expect(Math.max(...latencies)).toBeLessThan(500);
@@ -603,7 +568,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     first.start();
     const ids: string[] = [];
     for (let seq = 0; seq < 3; seq++) ids.push(await h.emit(source, 'MESSAGES_UPSERT', { seq }));
-    await waitFor('the first request to hang', () => receiver.at(url).length === 1);
+    await waitFor(() => receiver.at(url).length === 1, 8000, poll('the first request to hang'));
 
     const stopAt = Date.now();
     await first.stop();

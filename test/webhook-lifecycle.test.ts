@@ -4,7 +4,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/platform/config.js';
-import { startApp, startReceiver, storeTargets, until, type TestApp } from './support/harness.js';
+import { startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 const targets = await storeTargets();
 
@@ -57,23 +58,23 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       });
       expect(created.status).toBe(201);
       expect((await inject('fixme', 'before the fix')).status).toBe(201);
-      await until(async () => (await deliveries('fixme')).find((d) => d.target === 'instance' && d.status === 'dead'));
+      await waitFor(async () => (await deliveries('fixme')).find((d) => d.target === 'instance' && d.status === 'dead'));
       // The user fixes the URL; the dead delivery is replayed, and goes to the new address.
       expect((await t.api('POST', 'webhook/set/fixme', { body: { url: `${receiver.url}/up`, events: ['MESSAGES_UPSERT'] } })).status).toBe(201);
       const requeued = await t.api('POST', 'webhook/redeliver/fixme', { body: { status: 'dead' } });
       expect(requeued.body).toEqual({ requeued: 1 });
-      await until(() => upserts('/up').length === 1);
+      await waitFor(() => upserts('/up').length === 1);
       expect(upserts('/up')[0].body.data.message).toEqual({ conversation: 'before the fix' });
       expect(upserts('/up')[0].body.destination).toBe(`${receiver.url}/up`);
       // The log shows where it went (once the answer is recorded: the receiver has the event a moment before).
-      const logged = await until(async () => {
+      const logged = await waitFor(async () => {
         const rows = (await deliveries('fixme')).filter((d) => d.target === 'instance');
         return rows.every((d) => d.status === 'delivered') ? rows : undefined;
       });
       expect(logged).toEqual([expect.objectContaining({ status: 'delivered', url: `${receiver.url}/up` })]);
       // New events go straight to the fixed URL.
       await inject('fixme', 'after the fix');
-      await until(() => upserts('/up').length === 2);
+      await waitFor(() => upserts('/up').length === 2);
     });
 
     it('still delivers the events of an instance being deleted to its webhook: logout and close included', async () => {
@@ -81,10 +82,10 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
         body: { instanceName: 'leaving', integration: 'SANDBOX', number: '5511966660002', webhook: { url: `${receiver.url}/leaving`, events: [] } },
       });
       expect(created.status).toBe(201);
-      await until(() => receiver.events.some((e) => e.path === '/leaving' && e.body.event === 'connection.update' && e.body.data.state === 'open'));
+      await waitFor(() => receiver.events.some((e) => e.path === '/leaving' && e.body.event === 'connection.update' && e.body.data.state === 'open'));
       expect((await t.api('DELETE', 'instance/delete/leaving')).status).toBe(200);
       const farewell = ['logout.instance', 'instance.delete', 'remove.instance'];
-      await until(() => farewell.every((name) => receiver.events.some((e) => e.path === '/leaving' && e.body.event === name)));
+      await waitFor(() => farewell.every((name) => receiver.events.some((e) => e.path === '/leaving' && e.body.event === name)));
       const closes = receiver.events.filter((e) => e.path === '/leaving' && e.body.event === 'connection.update' && e.body.data.state === 'close');
       expect(closes.length).toBeGreaterThanOrEqual(1);
     });
@@ -94,13 +95,13 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
         body: { instanceName: 'twice', integration: 'SANDBOX', number: '5511966660015', webhook: { url: `${receiver.url}/twice`, events: [] } },
       });
       expect(created.status).toBe(201);
-      await until(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'connection.update' && e.body.data.state === 'open'));
+      await waitFor(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'connection.update' && e.body.data.state === 'open'));
       const answers = await Promise.all(Array.from({ length: 8 }, () => t.api('DELETE', 'instance/delete/twice')));
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
       expect(statuses.filter((s) => s !== 200).every((s) => s === 404)).toBe(true);
       for (const lost of answers.filter((a) => a.status === 404)) expect(JSON.stringify(lost.body)).toContain('does not exist');
-      await until(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'remove.instance'));
+      await waitFor(() => receiver.events.some((e) => e.path === '/twice' && e.body.event === 'remove.instance'));
       // A late duplicate would arrive within the same delivery round; give it time to show.
       await new Promise((resolve) => setTimeout(resolve, 500));
       for (const name of ['instance.delete', 'remove.instance', 'logout.instance']) {
@@ -132,7 +133,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       expect(created.status).toBe(201);
       expect((await t.api('GET', 'instance/connectionState/unlinked-bye')).body.instance.state).toBe('close');
       expect((await t.api('DELETE', 'instance/delete/unlinked-bye')).status).toBe(200);
-      await until(() => receiver.events.some((e) => e.path === '/unlinked-bye' && e.body.event === 'remove.instance'));
+      await waitFor(() => receiver.events.some((e) => e.path === '/unlinked-bye' && e.body.event === 'remove.instance'));
       const names = receiver.events.filter((e) => e.path === '/unlinked-bye').map((e) => e.body.event);
       expect(names).not.toContain('logout.instance');
       expect(names.filter((n) => n === 'connection.update')).toEqual([]);
@@ -144,7 +145,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
         body: { instanceName: 'reused', integration: 'SANDBOX', number: '5511966660003', webhook: { url: `${receiver.url}/reused-old?token=old`, events: ['MESSAGES_UPSERT'] } },
       });
       await inject('reused', 'old life');
-      await until(() => receiver.events.some((e) => e.path.startsWith('/reused-old')));
+      await waitFor(() => receiver.events.some((e) => e.path.startsWith('/reused-old')));
       const old = (await deliveries('reused')).find((d) => d.target === 'instance')!;
       expect((await t.api('DELETE', 'instance/delete/reused')).status).toBe(200);
       const again = await t.api('POST', 'instance/create', { body: { instanceName: 'reused', integration: 'SANDBOX', number: '5511966660004' } });
@@ -159,7 +160,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       const created = await t.api('POST', 'instance/create', { body: { instanceName: 'tenant', integration: 'SANDBOX', number: '5511966660005' } });
       const key = created.body.hash.apikey as string;
       await inject('tenant', 'to the operator');
-      await until(() => global.events.some((e) => e.body.instance === 'tenant' && e.body.event === 'messages.upsert'));
+      await waitFor(() => global.events.some((e) => e.body.instance === 'tenant' && e.body.event === 'messages.upsert'));
       const asOperator = await deliveries('tenant');
       const globalRow = asOperator.find((d) => d.target === 'global' && d.event === 'MESSAGES_UPSERT')!;
       expect(globalRow.url).toContain('token=op-secret');
@@ -169,7 +170,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       expect((await t.api('POST', 'webhook/redeliver/tenant', { key, body: { deliveryId: globalRow.id } })).status).toBe(404);
       const before = global.events.length;
       expect((await t.api('POST', 'webhook/redeliver/tenant', { body: { deliveryId: globalRow.id } })).body).toEqual({ requeued: 1 });
-      await until(() => global.events.length > before);
+      await waitFor(() => global.events.length > before);
     });
 
     it('removes a webhook secret with null or "": deliveries go unsigned again', async () => {
@@ -178,7 +179,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
         body: { instanceName: 'signer', integration: 'SANDBOX', number: '5511966660006', webhook: { url: `${receiver.url}/signed`, events: ['MESSAGES_UPSERT'], secret } },
       });
       await inject('signer', 'signed');
-      await until(() => upserts('/signed').length === 1);
+      await waitFor(() => upserts('/signed').length === 1);
       const signed = upserts('/signed')[0];
       const expected = createHmac('sha256', Buffer.alloc(32, 9))
         .update(`${signed.headers['webhook-id']}.${signed.headers['webhook-timestamp']}.${JSON.stringify(signed.body)}`)
@@ -191,7 +192,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       }
       expect((await t.api('GET', 'webhook/find/signer')).body.signed).toBe(false);
       await inject('signer', 'unsigned');
-      await until(() => upserts('/signed').length === 2);
+      await waitFor(() => upserts('/signed').length === 2);
       expect(upserts('/signed')[1].headers['webhook-signature']).toBeUndefined();
       const bad = await t.api('POST', 'webhook/set/signer', { body: { url: `${receiver.url}/signed`, secret: 'whsec_a' } });
       expect(bad.status).toBe(400);
@@ -226,12 +227,12 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       expect(set.body.webhook.webhook).toMatchObject({ webhookByEvents: true, webhookBase64: true });
       expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({ headers: { autorization: '[redacted]' }, webhookByEvents: true, webhookBase64: true });
       await inject('kept', 'kept headers');
-      await until(() => upserts('/kept/messages-upsert?token=abc').length === 1);
+      await waitFor(() => upserts('/kept/messages-upsert?token=abc').length === 1);
       const [delivered] = upserts('/kept/messages-upsert?token=abc');
       expect(delivered.headers.autorization).toBe('Bearer k');
       // destination: the webhook's URL (not the by-events one), the same on the global copy.
       expect(delivered.body.destination).toBe(url);
-      const copy = await until(() => global.events.find((e) => e.body.instance === 'kept' && e.body.event === 'messages.upsert'));
+      const copy = await waitFor(() => global.events.find((e) => e.body.instance === 'kept' && e.body.event === 'messages.upsert'));
       expect(copy.body.destination).toBe(url);
       // Given explicitly, they change.
       await t.api('POST', 'webhook/set/kept', { body: { webhook: { enabled: true, url, headers: {}, byEvents: false, base64: false, events: ['MESSAGES_UPSERT'] } } });
@@ -245,7 +246,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       });
       expect(created.status).toBe(201);
       await inject('basic', 'with credentials');
-      await until(() => upserts('/basic').length === 1);
+      await waitFor(() => upserts('/basic').length === 1);
       expect(upserts('/basic')[0].headers.authorization).toBe(`Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
       // The password is not shown again: not in the envelope, webhook/find or the delivery log.
       const hidden = receiver.url.replace('http://', 'http://hook-user:***@');
@@ -256,11 +257,11 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       // Sent back as shown (a read-modify-write client), the stored password stays.
       await t.api('POST', 'webhook/set/basic', { body: { webhook: { ...found, enabled: true, headers: undefined } } });
       await inject('basic', 'after a round trip');
-      await until(() => upserts('/basic').length === 2);
+      await waitFor(() => upserts('/basic').length === 2);
       expect(upserts('/basic')[1].headers.authorization).toBe(`Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
       await t.api('POST', 'webhook/set/basic', { body: { webhook: { enabled: true, url: `${withCredentials}/basic`, headers: { Authorization: 'Bearer own' }, events: ['MESSAGES_UPSERT'] } } });
       await inject('basic', 'own header');
-      await until(() => upserts('/basic').length === 3);
+      await waitFor(() => upserts('/basic').length === 3);
       expect(upserts('/basic')[2].headers.authorization).toBe('Bearer own');
     });
 
@@ -275,7 +276,7 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       await inject('documented', 'with headers');
-      await until(() => upserts('/documented').length === 1);
+      await waitFor(() => upserts('/documented').length === 1);
       const [delivered] = upserts('/documented');
       expect(delivered.headers.autorization).toBe('Bearer x');
       expect(delivered.headers['content-type']).toBe('application/json');

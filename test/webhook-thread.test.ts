@@ -8,6 +8,7 @@ import { silentLogger } from '../src/platform/logger.js';
 import type { SendRules, WebhookRequest } from '../src/sinks/webhook/ordered-send.js';
 import type { Verdict } from '../src/sinks/webhook/outcome.js';
 import { ThreadSender } from '../src/sinks/webhook/thread/host.js';
+import { sleep, waitFor } from './support/wait.js';
 
 const rules: SendRules = { timeoutMs: 2000, nonRetryable: [400, 401, 403, 404, 422] };
 
@@ -100,15 +101,12 @@ function request(url: string, body: string, lastAttempt = false, headers: Record
   return { url, body, lastAttempt, headers: { 'content-type': 'application/json', ...headers } };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Waits (bounded) until the receiver has seen `count` requests. */
 async function receivedCount(receiver: Receiver, count: number, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (receiver.received.length < count) {
-    if (Date.now() > deadline) throw new Error(`receiver saw ${receiver.received.length} requests, expected ${count}, within ${timeoutMs} ms`);
-    await sleep(10);
-  }
+  await waitFor(() => receiver.received.length >= count, timeoutMs, {
+    intervalMs: 10,
+    what: () => `${count} requests (the receiver saw ${receiver.received.length})`,
+  });
 }
 
 const bodiesSeen = (receiver: Receiver) => receiver.received.map((r) => r.body);

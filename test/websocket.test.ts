@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client';
 import { attachWebsocket, type WebsocketHandle, type WebsocketPayload } from '../src/sinks/websocket/index.js';
-import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
 
 const targets = await storeTargets();
 
@@ -44,8 +45,8 @@ function refused(c: Client): Promise<ConnectError> {
   });
 }
 
-async function waitFor(c: Client, predicate: (p: WebsocketPayload) => boolean, timeoutMs = 5000): Promise<WebsocketPayload> {
-  return until(() => c.received.find(predicate), timeoutMs);
+async function waitForPayload(c: Client, predicate: (p: WebsocketPayload) => boolean, timeoutMs = 5000): Promise<WebsocketPayload> {
+  return waitFor(() => c.received.find(predicate), timeoutMs);
 }
 
 async function enableWebsocket(t: TestApp, name: string, events: string[], key?: string) {
@@ -94,7 +95,7 @@ describe.each(targets)('websocket on $name', (target) => {
       const c = open(t.url, '/ws-alpha', { auth: { apikey: alpha.apikey } });
       await connected(c);
       await inject(t, 'ws-alpha', 'hi');
-      const upsert = await waitFor(c, isUpsertOf('hi'));
+      const upsert = await waitForPayload(c, isUpsertOf('hi'));
       expect(Object.keys(upsert).sort()).toEqual(envelopeKeys);
       expect(upsert).not.toHaveProperty('destination');
       expect(upsert).toMatchObject({ event: 'messages.upsert', instance: 'ws-alpha', sender: alpha.owner, server_url: t.url, apikey: null });
@@ -110,10 +111,10 @@ describe.each(targets)('websocket on $name', (target) => {
       const restarted = await t.api('POST', 'instance/restart/ws-alpha');
       expect(restarted.status, JSON.stringify(restarted.body)).toBeLessThan(300);
       // The event did happen (the unfiltered global stream saw it) ...
-      await waitFor(global, (p) => p.event === 'connection.update' && p.instance === 'ws-alpha');
-      await until(async () => (await t.api('GET', 'instance/connectionState/ws-alpha')).body?.instance?.state === 'open');
+      await waitForPayload(global, (p) => p.event === 'connection.update' && p.instance === 'ws-alpha');
+      await waitFor(async () => (await t.api('GET', 'instance/connectionState/ws-alpha')).body?.instance?.state === 'open');
       await inject(t, 'ws-alpha', 'after restart');
-      await waitFor(c, isUpsertOf('after restart'));
+      await waitForPayload(c, isUpsertOf('after restart'));
       // ... but the namespace, filtered to MESSAGES_UPSERT, only got the message.
       expect(c.received.map((p) => p.event)).toEqual(['messages.upsert']);
     });
@@ -123,8 +124,8 @@ describe.each(targets)('websocket on $name', (target) => {
       const viaHeader = open(t.url, '/ws-alpha', { extraHeaders: { apikey: alpha.apikey } });
       await Promise.all([connected(viaQuery), connected(viaHeader)]);
       await inject(t, 'ws-alpha', 'three ways');
-      await waitFor(viaQuery, isUpsertOf('three ways'));
-      await waitFor(viaHeader, isUpsertOf('three ways'));
+      await waitForPayload(viaQuery, isUpsertOf('three ways'));
+      await waitForPayload(viaHeader, isUpsertOf('three ways'));
     });
 
     it('global mode: a global-key client on "/" gets every event of every instance, unfiltered', async () => {
@@ -132,8 +133,8 @@ describe.each(targets)('websocket on $name', (target) => {
       await connected(global);
       await inject(t, 'ws-alpha', 'to alpha');
       await inject(t, 'ws-beta', 'to beta');
-      const a = await waitFor(global, isUpsertOf('to alpha'));
-      const b = await waitFor(global, isUpsertOf('to beta'));
+      const a = await waitForPayload(global, isUpsertOf('to alpha'));
+      const b = await waitForPayload(global, isUpsertOf('to beta'));
       expect(a.instance).toBe('ws-alpha');
       expect(b.instance).toBe('ws-beta');
       expect(b).not.toHaveProperty('destination');
@@ -147,9 +148,9 @@ describe.each(targets)('websocket on $name', (target) => {
       await connected(c);
       await inject(t, 'ws-beta', 'for beta watchers');
       await inject(t, 'ws-alpha', 'not for beta watchers');
-      await waitFor(c, isUpsertOf('for beta watchers'));
+      await waitForPayload(c, isUpsertOf('for beta watchers'));
       await inject(t, 'ws-beta', 'beta again');
-      await waitFor(c, isUpsertOf('beta again'));
+      await waitForPayload(c, isUpsertOf('beta again'));
       expect(c.received.every((p) => p.instance === 'ws-beta')).toBe(true);
     });
 
@@ -185,7 +186,7 @@ describe.each(targets)('websocket on $name', (target) => {
       await refused(intruder);
       await connected(owner);
       await inject(t, 'ws-alpha', 'private');
-      await waitFor(owner, isUpsertOf('private'));
+      await waitForPayload(owner, isUpsertOf('private'));
       expect(intruder.received).toEqual([]);
       expect(intruder.socket.connected).toBe(false);
     });
@@ -198,7 +199,7 @@ describe.each(targets)('websocket on $name', (target) => {
       c.socket.emit('sendNode', { instanceId: 'ws-alpha', stanza: '<presence type="unavailable"/>' });
       c.socket.emit('messages.upsert', { instance: 'ws-beta', data: { fake: true } });
       await inject(t, 'ws-alpha', 'still here');
-      await waitFor(c, isUpsertOf('still here'));
+      await waitForPayload(c, isUpsertOf('still here'));
       expect(c.socket.connected).toBe(true);
       expect(c.received.some((p) => JSON.stringify(p).includes('fake'))).toBe(false);
       for (const name of ['ws-alpha', 'ws-beta']) {
@@ -259,7 +260,7 @@ describe.each(targets)('websocket on $name', (target) => {
       expect(err.message).toContain('WEBSOCKET_GLOBAL_EVENTS');
       await connected(own);
       await inject(t, 'ws-delta', 'no global');
-      await waitFor(own, isUpsertOf('no global'));
+      await waitForPayload(own, isUpsertOf('no global'));
     });
 
     it('close() disconnects clients and refuses new ones', async () => {

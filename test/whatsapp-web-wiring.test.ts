@@ -28,6 +28,7 @@ import { loadConfig } from '../src/platform/config.js';
 import { createLogger, silentLogger, type Logger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { storeTargets, type StoreTarget } from './support/harness.js';
+import { sleep, waitFor } from './support/wait.js';
 import { createServices, type Services } from '../src/services.js';
 import { defaultSettings, type ConnectionState, type Instance } from '../src/core/instance.js';
 import type { Connector, ConnectorHost, InboundMessage, Presence, QrState } from '../src/core/connector.js';
@@ -524,15 +525,6 @@ async function makeWorld(options: { number?: string; target?: StoreTarget } = {}
 
 const world = (options: { number?: string } = {}) => makeWorld(options);
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PHONE = '5511999990000';
 
 /** Links the instance: start, scan the first QR, wait for `open` after the post-pairing restart. */
@@ -541,7 +533,7 @@ async function link(w: World, connector: Connector): Promise<void> {
   const qr = connector.qr();
   expect(qr).not.toBeNull();
   w.mock.scan(qr!.code, PHONE);
-  await waitFor(() => connector.state() === 'open', 20_000, 'open after pairing');
+  await waitFor(() => connector.state() === 'open', 20_000, { what: 'open after pairing', intervalMs: 25 });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -576,7 +568,7 @@ describe('connecting and linking', () => {
     const connector = w.connector({ qrcodeLimit: 2 });
     await connector.start();
     // The connection closes first; giving up ends with the core told of the close (after the two events).
-    await waitFor(() => connector.state() === 'close' && w.host.last('close') !== undefined, 15_000, 'close after the QR limit');
+    await waitFor(() => connector.state() === 'close' && w.host.last('close') !== undefined, 15_000, { what: 'close after the QR limit', intervalMs: 25 });
 
     const counts = w.host.calls.flatMap((c) => (c.method === 'qrUpdated' ? [c.qr.count] : []));
     expect(counts).toEqual([1, 2]);
@@ -621,7 +613,7 @@ describe('connecting and linking', () => {
     expect(connector.lastActivityAt?.()).toBeGreaterThan(Date.now() - 10_000);
 
     // Creds in the session record, Signal keys (the uploaded pre-keys) as rows.
-    await waitFor(async () => (await w.keyRows()) > 0, 10_000, 'keys stored');
+    await waitFor(async () => (await w.keyRows()) > 0, 10_000, { what: 'keys stored', intervalMs: 25 });
     const session = await w.sessionRow();
     expect(session).toMatchObject({ kind: 'whatsapp-web', creds: { me: { id: `${PHONE}:7@s.whatsapp.net` } } });
   });
@@ -642,14 +634,14 @@ describe.each(targets)('the session in the store ($name)', (target) => {
     const first = w.connector();
     await link(w, first);
     const registeredKey = w.mock.connections[0].clientStatic!;
-    await waitFor(async () => (await w.keyRows()) > 0, 10_000, 'keys stored');
+    await waitFor(async () => (await w.keyRows()) > 0, 10_000, { what: 'keys stored', intervalMs: 25 });
     const keysBefore = await w.keyRows();
     await first.stop();
     expect(first.state()).toBe('close');
 
     const second = w.connector();
     await second.start();
-    await waitFor(() => second.state() === 'open', 15_000, 'open from the stored session');
+    await waitFor(() => second.state() === 'open', 15_000, { what: 'open from the stored session', intervalMs: 25 });
     const login = w.mock.last;
     expect(login.isLogin).toBe(true);
     expect(login.username()).toBe(PHONE);
@@ -665,10 +657,10 @@ describe.each(targets)('the session in the store ($name)', (target) => {
     const w = await world();
     const connector = w.connector();
     await link(w, connector);
-    await waitFor(async () => (await w.keyRows()) > 0, 10_000, 'keys stored');
+    await waitFor(async () => (await w.keyRows()) > 0, 10_000, { what: 'keys stored', intervalMs: 25 });
 
     w.mock.last.sendNode({ tag: 'failure', attrs: { reason: '401' } });
-    await waitFor(() => w.host.calls.some((c) => c.method === 'loggedOut'), 10_000, 'logged out');
+    await waitFor(() => w.host.calls.some((c) => c.method === 'loggedOut'), 10_000, { what: 'logged out', intervalMs: 25 });
 
     expect(connector.state()).toBe('close');
     expect(await w.sessionRow()).toBeNull();
@@ -689,7 +681,7 @@ describe.each(targets)('the session in the store ($name)', (target) => {
 
     await connector.logout();
 
-    await waitFor(() => live.received('iq', 'remove-companion-device').length > 0, 5_000, 'unlink request');
+    await waitFor(() => live.received('iq', 'remove-companion-device').length > 0, 5_000, { what: 'unlink request', intervalMs: 25 });
     expect(getBinaryNodeChild(live.received('iq', 'remove-companion-device')[0], 'remove-companion-device')?.attrs.jid).toBe(`${PHONE}:7@s.whatsapp.net`);
     expect(await w.sessionRow()).toBeNull();
     expect(await w.keyRows()).toBe(0);
@@ -709,7 +701,7 @@ describe('closes and reconnects', () => {
     w.mock.mode = 'hangup';
     const connector = w.connector({ reconnectBaseMs: 300, reconnectMaxMs: 5_000 });
     await connector.start();
-    await waitFor(() => w.mock.connections.length >= 4, 15_000, 'four connection attempts');
+    await waitFor(() => w.mock.connections.length >= 4, 15_000, { what: 'four connection attempts', intervalMs: 25 });
     await connector.stop();
 
     const at = w.mock.connections.map((c) => c.openedAt);
@@ -733,7 +725,7 @@ describe('closes and reconnects', () => {
     const before = w.mock.connections.length;
 
     w.mock.last.ws.close();
-    await waitFor(() => w.host.states().filter((s) => s === 'open').length === 2, 15_000, 'open again');
+    await waitFor(() => w.host.states().filter((s) => s === 'open').length === 2, 15_000, { what: 'open again', intervalMs: 25 });
 
     expect(w.mock.connections.length).toBe(before + 1);
     expect(w.mock.last.isLogin).toBe(true);
@@ -749,7 +741,7 @@ describe('closes and reconnects', () => {
     const sockets = w.mock.connections.length;
 
     w.mock.last.sendNode({ tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
-    await waitFor(() => connector.state() === 'close', 10_000, 'close after 440');
+    await waitFor(() => connector.state() === 'close', 10_000, { what: 'close after 440', intervalMs: 25 });
 
     expect(w.host.last('close')).toMatchObject({ statusReason: 440, reason: expect.stringMatching(/replaced/) });
     await sleep(1_000);
@@ -764,8 +756,8 @@ describe('closes and reconnects', () => {
     await link(w, connector);
     const sockets = w.mock.connections.length;
 
-    await waitFor(() => w.mock.connections.length > sockets, 15_000, 'a new socket after the silence');
-    await waitFor(() => connector.state() === 'open', 15_000, 'open again');
+    await waitFor(() => w.mock.connections.length > sockets, 15_000, { what: 'a new socket after the silence', intervalMs: 25 });
+    await waitFor(() => connector.state() === 'open', 15_000, { what: 'open again', intervalMs: 25 });
 
     const restart = w.host.calls.find(
       (c) => c.method === 'connectionChanged' && c.change.state === 'connecting' && /no traffic/.test(c.change.reason ?? ''),

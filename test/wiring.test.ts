@@ -4,27 +4,11 @@ import { connect as amqpConnect } from 'amqplib';
 import { connect as natsConnect, StringCodec } from 'nats';
 import { io as ioClient } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, storeTargets, until, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, storeTargets, type TestApp } from './support/harness.js';
+import { waitFor } from './support/wait.js';
+import { AMQP_URI, NATS_URL, natsAvailable, rabbitAvailable } from './support/brokers.js';
 
-const AMQP_URI = process.env.TEST_RABBITMQ_URI ?? 'amqp://guest:guest@127.0.0.1:5672';
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-
-async function reachable(check: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await check();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const brokersUp =
-  (await reachable(async () => (await amqpConnect(AMQP_URI, { timeout: 2000 })).close())) &&
-  (await reachable(async () => (await natsConnect({ servers: NATS_URL, timeout: 2000, maxReconnectAttempts: 0 })).close()));
-if (!brokersUp) {
-  if (process.env.REQUIRE_SERVICES === '1') throw new Error(`REQUIRE_SERVICES=1 but RabbitMQ (${AMQP_URI}) or NATS (${NATS_URL}) is not reachable`);
-  console.warn(`\n*** RabbitMQ or NATS not reachable: the transport wiring suite is SKIPPED ***\n`);
-}
+const brokersUp = (await rabbitAvailable('the transport wiring suite is')) && (await natsAvailable('the transport wiring suite is'));
 const targets = await storeTargets();
 
 describe.each(targets)('event transports switched on by configuration ($name)', (target) => {
@@ -88,16 +72,16 @@ describe.each(targets)('event transports switched on by configuration ($name)', 
         const injected = await t.api('POST', `sandbox/inject/${name}`, { key: apikey, body: { from: '5511933330002', text: 'to every transport' } });
         expect(injected.status).toBe(201);
 
-        await until(() => socketEvents.length === 1, 10_000);
+        await waitFor(() => socketEvents.length === 1, 10_000);
         expect(socketEvents[0]).toMatchObject({ event: 'messages.upsert', instance: name, data: { message: { conversation: 'to every transport' } } });
         expect(socketEvents[0]).not.toHaveProperty('destination');
 
-        await until(() => natsMessages.length === 1, 10_000);
+        await waitFor(() => natsMessages.length === 1, 10_000);
         expect(JSON.parse(natsMessages[0])).toMatchObject({ event: 'messages.upsert', instance: name });
 
         // Each look on a connection of its own: a quorum queue whose process is still starting answers a basic.get
         // with a connection error (541 "noproc") on a slow machine, which closes the connection it came on.
-        const got = await until(async () => {
+        const got = await waitFor(async () => {
           const model = await amqpConnect(AMQP_URI);
           model.on('error', () => undefined);
           try {

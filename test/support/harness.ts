@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/platform/config.js';
@@ -13,33 +12,8 @@ import { silentLogger, type Logger } from '../../src/platform/logger.js';
 import { openStore, type Store } from '../../src/platform/store/db.js';
 import { createServices, type Services } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
-
-export const pgUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const requireServices = process.env.REQUIRE_SERVICES === '1';
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Removes a test's PostgreSQL schema and everything in it. */
-export async function dropPostgresSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists ${schema} cascade`);
-  } finally {
-    await client.end();
-  }
-}
+import { dropPostgresSchema, pgUrl, postgresAvailable } from './postgres.js';
+import { waitFor } from './wait.js';
 
 export interface StoreTarget {
   name: 'sqlite' | 'postgres';
@@ -69,11 +43,7 @@ export function suiteStore(target: StoreTarget): () => Store {
 
 /** The stores every store/API suite runs on. PostgreSQL missing: a loud skip, or a failure under REQUIRE_SERVICES=1. */
 export async function storeTargets(): Promise<StoreTarget[]> {
-  const pgUp = await postgresReachable();
-  if (!pgUp) {
-    if (requireServices) throw new Error(`REQUIRE_SERVICES=1 but PostgreSQL is not reachable at ${pgUrl}`);
-    console.warn(`\n*** PostgreSQL not reachable at ${pgUrl}: the PostgreSQL variants of these suites are SKIPPED ***\n`);
-  }
+  const pgUp = await postgresAvailable('the PostgreSQL variants of these suites are');
   return [
     {
       name: 'sqlite',
@@ -206,11 +176,7 @@ export async function startReceiver(answer: (event: ReceivedEvent) => number = (
       return events.filter((e) => e.body?.event === name && (!instance || e.body?.instance === instance));
     },
     async waitFor(predicate: (events: ReceivedEvent[]) => boolean, timeoutMs = 5000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(events)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (got ${events.map((e) => e.body?.event).join(', ')})`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(() => predicate(events), timeoutMs, { what: () => `receiver: condition (got ${events.map((e) => e.body?.event).join(', ')})` });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -223,14 +189,4 @@ export async function linkedSandbox(t: TestApp, name: string, number: string, ex
   const scan = await t.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number } });
   if (scan.status !== 200) throw new Error(`scan ${name}: ${scan.status} ${JSON.stringify(scan.body)}`);
   return { apikey: created.body.hash.apikey as string, id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string };
-}
-
-export async function until<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect } from 'vitest';
+import { waitFor } from './wait.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const tsxBin = join(root, 'node_modules', '.bin', 'tsx');
@@ -91,18 +92,15 @@ export function client(base: string, key: string) {
 }
 
 export async function waitUntilUp(base: string, service: Service, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (service.child.exitCode !== null) throw new Error(`service exited early:\n${service.output.join('')}`);
-    try {
-      const res = await fetch(`${base}/health`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`service not up within ${timeoutMs} ms:\n${service.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    async () => {
+      if (service.child.exitCode !== null) throw new Error(`service exited early:\n${service.output.join('')}`);
+      const res = await fetch(`${base}/health`).catch(() => undefined); // not listening yet
+      return res?.status === 200;
+    },
+    timeoutMs,
+    { intervalMs: 100, what: () => `service up:\n${service.output.join('')}\n` },
+  );
 }
 
 export type Api = ReturnType<typeof client>;
