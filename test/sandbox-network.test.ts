@@ -11,38 +11,21 @@ import {
   TransientConnectorError,
   type Connector,
   type ConnectorHost,
-  type InboundMessage,
-  type Presence,
-  type QrState,
 } from '../src/core/connector.js';
 import { SandboxNetwork } from '../src/connectors/sandbox/index.js';
-import { defaultSettings, type ConnectionState, type Instance, type PrivacySettings, type Settings } from '../src/core/instance.js';
-import type { MessageStatus } from '../src/core/message-status.js';
+import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../src/core/instance.js';
 import { silentLogger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { statusOf } from '../src/platform/http/error-envelope.js';
 import { waitFor } from './support/wait.js';
+import { RecordingHost } from './support/recording-host.js';
 
-type Call =
-  | { kind: 'connection'; id: string; state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number }
-  | { kind: 'qr'; id: string; qr: QrState }
-  | { kind: 'received'; id: string; message: InboundMessage }
-  | { kind: 'status'; id: string; keyId: string; status: MessageStatus }
-  | { kind: 'presence'; id: string; chatJid: string; senderJid: string; presence: Presence }
-  | { kind: 'loggedOut'; id: string }
-  | { kind: 'saveSession'; id: string; data: Record<string, unknown> | null };
-
-/** Plays the core: keeps sessions and instances (as the registry would) and records every call. */
-class RecordingHost implements ConnectorHost {
-  readonly calls: Call[] = [];
+/** Plays the core for the network: keeps sessions and instances (as the registry would), records nothing. */
+class StandInCore implements ConnectorHost {
   readonly sessions = new Map<string, Record<string, unknown>>();
   constructor(private readonly instances: Map<string, Instance>) {}
 
-  async connectionChanged(
-    instanceId: string,
-    change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },
-  ) {
-    this.calls.push({ kind: 'connection', id: instanceId, ...change });
+  async connectionChanged(instanceId: string, change: Parameters<ConnectorHost['connectionChanged']>[1]) {
     const instance = this.instances.get(instanceId);
     if (instance) {
       instance.status = change.state;
@@ -50,20 +33,7 @@ class RecordingHost implements ConnectorHost {
       if (change.profileName !== undefined) instance.profileName = change.profileName;
     }
   }
-  async qrUpdated(instanceId: string, qr: QrState) {
-    this.calls.push({ kind: 'qr', id: instanceId, qr });
-  }
-  async messageReceived(instanceId: string, message: InboundMessage) {
-    this.calls.push({ kind: 'received', id: instanceId, message });
-  }
-  async messageStatus(instanceId: string, keyId: string, status: MessageStatus) {
-    this.calls.push({ kind: 'status', id: instanceId, keyId, status });
-  }
-  async presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence) {
-    this.calls.push({ kind: 'presence', id: instanceId, chatJid, senderJid, presence });
-  }
   async loggedOut(instanceId: string) {
-    this.calls.push({ kind: 'loggedOut', id: instanceId });
     const instance = this.instances.get(instanceId);
     if (instance) {
       instance.status = 'close';
@@ -73,12 +43,20 @@ class RecordingHost implements ConnectorHost {
   async loadSession(instanceId: string) {
     return this.sessions.get(instanceId) ?? null;
   }
-  // The sandbox uses none of these; they exist for connectors of real messengers.
-  async eventOccurred() {}
-  async messagesSynced() {}
+  async saveSession(instanceId: string, data: Record<string, unknown> | null) {
+    if (data) this.sessions.set(instanceId, data);
+    else this.sessions.delete(instanceId);
+  }
   currentInstance(instanceId: string) {
     return this.instances.get(instanceId);
   }
+  // The core keeps nothing else the sandbox reports; the rest exists for connectors of real messengers.
+  async qrUpdated() {}
+  async messageReceived() {}
+  async messageStatus() {}
+  async presenceReceived() {}
+  async eventOccurred() {}
+  async messagesSynced() {}
   async providerToken() {
     return null;
   }
@@ -90,24 +68,13 @@ class RecordingHost implements ConnectorHost {
     set: async () => {},
     clear: async () => {},
   };
-  async saveSession(instanceId: string, data: Record<string, unknown> | null) {
-    this.calls.push({ kind: 'saveSession', id: instanceId, data });
-    if (data) this.sessions.set(instanceId, data);
-    else this.sessions.delete(instanceId);
-  }
-
-  of<K extends Call['kind']>(kind: K, id?: string): Extract<Call, { kind: K }>[] {
-    return this.calls.filter((c): c is Extract<Call, { kind: K }> => c.kind === kind && (id === undefined || c.id === id));
-  }
-  clear() {
-    this.calls.length = 0;
-  }
 }
 
 interface World {
   store: Store;
   network: SandboxNetwork;
   host: RecordingHost;
+  core: StandInCore;
   instances: Map<string, Instance>;
   connectors: Connector[];
   add(name: string, settings?: Partial<Settings>, privacy?: PrivacySettings): { instance: Instance; connector: Connector };
@@ -126,7 +93,8 @@ async function world(env: Record<string, string> = {}): Promise<World> {
   const store = await openStore(`file:${join(dir, 'test.db')}`);
   const config = loadConfig({ DATA_DIR: dir, QRCODE_TTL_MS: '1000', SERVER_URL: 'http://gateway.test', ...env });
   const instances = new Map<string, Instance>();
-  const host = new RecordingHost(instances);
+  const core = new StandInCore(instances);
+  const host = new RecordingHost(core, { recordSessionSaves: true });
   const lookup = {
     byId: (id: string) => instances.get(id),
     byOwnerJid: (jid: string) =>
@@ -167,7 +135,7 @@ async function world(env: Record<string, string> = {}): Promise<World> {
     await network.scan(made.connector.qr()!.code, number);
     return made;
   };
-  return { store, network, host, instances, connectors, add, linked };
+  return { store, network, host, core, instances, connectors, add, linked };
 }
 
 async function expect400(promise: Promise<unknown>, message: RegExp): Promise<void> {
@@ -191,10 +159,10 @@ describe('QR flow', () => {
     const { instance, connector } = w.add('alpha');
     await connector.start();
 
-    expect(w.host.calls.map((c) => c.kind)).toEqual(['connection', 'qr']);
-    expect(w.host.of('connection')[0]).toMatchObject({ id: instance.id, state: 'connecting' });
+    expect(w.host.named().map((c) => c.kind)).toEqual(['connection', 'qr']);
+    expect(w.host.named('connection')[0]).toMatchObject({ id: instance.id, state: 'connecting' });
     expect(connector.state()).toBe('connecting');
-    const qr = w.host.of('qr')[0].qr;
+    const qr = w.host.named('qr')[0].qr;
     expect(qr).toMatchObject({ count: 1, pairingCode: null });
     expect(qr.code).toMatch(/^sbx_[A-Za-z0-9_-]{32}$/);
     expect(connector.qr()).toEqual(qr);
@@ -231,9 +199,9 @@ describe('QR flow', () => {
   it('connects with a stored session without showing a QR code', async () => {
     const w = await world();
     const { instance, connector } = w.add('beta');
-    w.host.sessions.set(instance.id, { ownerJid: jid(B), profileName: 'Beta' });
+    w.core.sessions.set(instance.id, { ownerJid: jid(B), profileName: 'Beta' });
     await connector.start();
-    expect(w.host.calls).toEqual([{ kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'Beta' }]);
+    expect(w.host.named()).toEqual([{ kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'Beta' }]);
     expect(connector.state()).toBe('open');
     expect(connector.qr()).toBeNull();
   });
@@ -243,12 +211,12 @@ describe('QR flow', () => {
     const { instance, connector } = w.add('gamma');
     await connector.start();
     const first = connector.qr()!;
-    await waitFor(() => w.host.of('qr').length === 2, 3000);
-    const second = w.host.of('qr')[1].qr;
+    await waitFor(() => w.host.named('qr').length === 2, 3000);
+    const second = w.host.named('qr')[1].qr;
     expect(second.count).toBe(2);
     expect(second.code).not.toBe(first.code);
     expect(connector.qr()).toEqual(second);
-    expect(w.host.of('connection')).toHaveLength(1);
+    expect(w.host.named('connection')).toHaveLength(1);
     const rows = await w.store.db.selectFrom('sandbox_codes').selectAll().where('instance_id', '=', instance.id).execute();
     expect(rows.map((r) => r.code)).toEqual([second.code]);
     await expect400(w.network.scan(first.code, A), /unknown or expired/);
@@ -258,9 +226,9 @@ describe('QR flow', () => {
     const w = await world({ QRCODE_LIMIT: '2' });
     const { instance, connector } = w.add('delta');
     await connector.start();
-    await waitFor(() => w.host.of('connection').length === 2, 4000);
-    expect(w.host.of('qr').map((c) => c.qr.count)).toEqual([1, 2]);
-    expect(w.host.of('connection')[1]).toEqual({
+    await waitFor(() => w.host.named('connection').length === 2, 4000);
+    expect(w.host.named('qr').map((c) => c.qr.count)).toEqual([1, 2]);
+    expect(w.host.named('connection')[1]).toEqual({
       kind: 'connection',
       id: instance.id,
       state: 'close',
@@ -284,9 +252,9 @@ describe('QR flow', () => {
     expect(connector.qr()).toBeNull();
     expect(connector.state()).toBe('close');
     await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(w.host.calls).toEqual([]);
+    expect(w.host.named()).toEqual([]);
 
-    w.host.sessions.set(instance.id, { ownerJid: jid(C), profileName: 'Eps' });
+    w.core.sessions.set(instance.id, { ownerJid: jid(C), profileName: 'Eps' });
     await connector.start();
     expect(connector.state()).toBe('open');
   });
@@ -300,7 +268,7 @@ describe('scan', () => {
     w.host.clear();
     const result = await w.network.scan(connector.qr()!.code, '+55 11 90000-0001');
     expect(result).toEqual({ instanceId: instance.id, ownerJid: jid(A), profileName: 'alpha' });
-    expect(w.host.calls).toEqual([
+    expect(w.host.named()).toEqual([
       { kind: 'saveSession', id: instance.id, data: { ownerJid: jid(A), profileName: 'alpha' } },
       { kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(A), profileName: 'alpha' },
     ]);
@@ -309,7 +277,7 @@ describe('scan', () => {
     expect(await w.store.db.selectFrom('sandbox_codes').selectAll().execute()).toEqual([]);
     // No refresh follows once linked.
     await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(w.host.of('qr')).toEqual([]);
+    expect(w.host.named('qr')).toEqual([]);
   });
 
   it('uses the given profile name', async () => {
@@ -396,7 +364,7 @@ describe('autoLink', () => {
     const result = await w.network.autoLink(instance);
     expect(result.ownerJid).toMatch(/^99\d{10}@s\.whatsapp\.net$/);
     expect(connector.state()).toBe('open');
-    expect(w.host.sessions.get(instance.id)).toEqual({ ownerJid: result.ownerJid, profileName: 'auto' });
+    expect(w.core.sessions.get(instance.id)).toEqual({ ownerJid: result.ownerJid, profileName: 'auto' });
     expect(await w.store.db.selectFrom('sandbox_codes').selectAll().execute()).toEqual([]);
   });
 
@@ -405,10 +373,10 @@ describe('autoLink', () => {
     const { instance, connector } = w.add('auto');
     await w.network.autoLink(instance, B);
     expect(connector.state()).toBe('open');
-    expect(w.host.of('connection')).toEqual([
+    expect(w.host.named('connection')).toEqual([
       { kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'auto' },
     ]);
-    expect(w.host.of('qr')).toEqual([]);
+    expect(w.host.named('qr')).toEqual([]);
   });
 
   it('saves the session of an instance without a connector; its first start reports open', async () => {
@@ -417,11 +385,11 @@ describe('autoLink', () => {
     w.instances.set('id-bare', { ...instance, id: 'id-bare', name: 'bare' });
     const bare = w.instances.get('id-bare')!;
     await w.network.autoLink(bare, C);
-    expect(w.host.of('connection', bare.id)).toEqual([]);
+    expect(w.host.named('connection', bare.id)).toEqual([]);
     const connector = w.network.createConnector(bare);
     w.connectors.push(connector);
     await connector.start();
-    expect(w.host.of('connection', bare.id)[0]).toMatchObject({ state: 'open', ownerJid: jid(C), profileName: 'bare' });
+    expect(w.host.named('connection', bare.id)[0]).toMatchObject({ state: 'open', ownerJid: jid(C), profileName: 'bare' });
   });
 
   it('refuses a number in use and an instance already linked', async () => {
@@ -448,7 +416,7 @@ describe('messages between sandbox instances', () => {
     const b = await w.linked('beta', B);
     w.host.clear();
     await a.connector.send(text('KEY1', jid(B)));
-    const received = w.host.of('received');
+    const received = w.host.named('received');
     expect(received).toHaveLength(1);
     expect(received[0].id).toBe(b.instance.id);
     expect(received[0].message).toMatchObject({
@@ -460,7 +428,7 @@ describe('messages between sandbox instances', () => {
       content: { conversation: 'hello' },
     });
     expect(Math.abs(received[0].message.timestamp - Date.now() / 1000)).toBeLessThan(5);
-    expect(w.host.of('status').map((c) => [c.id, c.keyId, c.status])).toEqual([[a.instance.id, 'KEY1', 'DELIVERY_ACK']]);
+    expect(w.host.named('status').map((c) => [c.id, c.keyId, c.status])).toEqual([[a.instance.id, 'KEY1', 'DELIVERY_ACK']]);
   });
 
   it('delivers a retry with the same key id', async () => {
@@ -470,7 +438,7 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.send(text('KEY2', jid(B)));
     await a.connector.send(text('KEY2', jid(B)));
-    expect(w.host.of('received').map((c) => c.message.keyId)).toEqual(['KEY2', 'KEY2']);
+    expect(w.host.named('received').map((c) => c.message.keyId)).toEqual(['KEY2', 'KEY2']);
   });
 
   it('B with readMessages reads at once: A gets READ', async () => {
@@ -479,7 +447,7 @@ describe('messages between sandbox instances', () => {
     await w.linked('beta', B, { readMessages: true });
     w.host.clear();
     await a.connector.send(text('KEY3', jid(B)));
-    expect(w.host.of('status', a.instance.id).map((c) => c.status)).toEqual(['DELIVERY_ACK', 'READ']);
+    expect(w.host.named('status', a.instance.id).map((c) => c.status)).toEqual(['DELIVERY_ACK', 'READ']);
   });
 
   it('B with read receipts off reads without telling A', async () => {
@@ -490,7 +458,7 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.send(text('KEY4', jid(B)));
     await b.connector.markRead([{ remoteJid: jid(A), keyId: 'KEY4' }]);
-    expect(w.host.of('status', a.instance.id).map((c) => c.status)).toEqual(['DELIVERY_ACK']);
+    expect(w.host.named('status', a.instance.id).map((c) => c.status)).toEqual(['DELIVERY_ACK']);
   });
 
   it('markRead by B sends READ back to the sandbox sender only', async () => {
@@ -502,7 +470,7 @@ describe('messages between sandbox instances', () => {
       { remoteJid: jid(A), keyId: 'KEY5' },
       { remoteJid: jid('4915100000000'), keyId: 'OUTSIDE' },
     ]);
-    expect(w.host.of('status')).toEqual([{ kind: 'status', id: a.instance.id, keyId: 'KEY5', status: 'READ' }]);
+    expect(w.host.named('status')).toEqual([{ kind: 'status', id: a.instance.id, keyId: 'KEY5', status: 'READ' }]);
   });
 
   it('markRead finds the sender by the short spelling of its account (no ninth digit, as addresses are normalised)', async () => {
@@ -511,7 +479,7 @@ describe('messages between sandbox instances', () => {
     const erin = await w.linked('erin', '5531988880005');
     w.host.clear();
     await erin.connector.markRead([{ remoteJid: jid('553177770001'), keyId: 'KEY9' }]);
-    expect(w.host.of('status')).toEqual([{ kind: 'status', id: frank.instance.id, keyId: 'KEY9', status: 'READ' }]);
+    expect(w.host.named('status')).toEqual([{ kind: 'status', id: frank.instance.id, keyId: 'KEY9', status: 'READ' }]);
   });
 
   it('a number without a linked instance gets no receipt beyond the server acknowledgement', async () => {
@@ -522,8 +490,8 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.send(text('KEY6', jid('4915100000000')));
     await a.connector.send(text('KEY7', jid(B)));
-    expect(w.host.of('received')).toEqual([]);
-    expect(w.host.of('status')).toEqual([]);
+    expect(w.host.named('received')).toEqual([]);
+    expect(w.host.named('status')).toEqual([]);
   });
 
   it('a sender that is not linked gets a transient error', async () => {
@@ -549,14 +517,14 @@ describe('messages between sandbox instances', () => {
       statusJidList: [B, jid(C), '4915100000000', jid(A)],
     });
     // gamma has readStatus off (the default): it ignores statuses, as the WhatsApp connectors do.
-    const received = w.host.of('received');
+    const received = w.host.named('received');
     expect(received.map((r) => r.id)).toEqual([b.instance.id]);
     expect(received.some((r) => r.id === c.instance.id)).toBe(false);
     for (const r of received) {
       expect(r.message).toMatchObject({ keyId: 'STATUS1', remoteJid: 'status@broadcast', participant: jid(A), pushName: 'alpha' });
     }
     expect(received.some((r) => r.id === d.instance.id)).toBe(false);
-    expect(w.host.of('status', a.instance.id).map((s) => s.status)).toEqual(['DELIVERY_ACK', 'READ']);
+    expect(w.host.named('status', a.instance.id).map((s) => s.status)).toEqual(['DELIVERY_ACK', 'READ']);
   });
 
   it('a send to a linked account whose instance is not running yet fails for now (retried), not acknowledged and lost', async () => {
@@ -570,11 +538,11 @@ describe('messages between sandbox instances', () => {
     const refused = await a.connector.send(message).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TransientConnectorError);
     expect(String((refused as Error).message)).toMatch(/sandbox instance beta .* is not running right now/);
-    expect(w.host.of('received').some((r) => r.id === b.instance.id)).toBe(false);
+    expect(w.host.named('received').some((r) => r.id === b.instance.id)).toBe(false);
     // Once it runs, the retry reaches it.
     await b.connector.start();
     await a.connector.send(message);
-    expect(w.host.of('received').some((r) => r.id === b.instance.id && r.message.keyId === 'OFFLINE1')).toBe(true);
+    expect(w.host.named('received').some((r) => r.id === b.instance.id && r.message.keyId === 'OFFLINE1')).toBe(true);
   });
 
   it('presence reaches B from A', async () => {
@@ -584,7 +552,7 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.sendPresence(jid(B), 'composing');
     await a.connector.sendPresence(jid('4915100000000'), 'composing');
-    expect(w.host.calls).toEqual([
+    expect(w.host.named()).toEqual([
       { kind: 'presence', id: b.instance.id, chatJid: jid(A), senderJid: jid(A), presence: 'composing' },
     ]);
   });
@@ -596,11 +564,11 @@ describe('logout and privacy', () => {
     const a = await w.linked('alpha', A);
     w.host.clear();
     await a.connector.logout();
-    expect(w.host.calls).toEqual([
+    expect(w.host.named()).toEqual([
       { kind: 'saveSession', id: a.instance.id, data: null },
       { kind: 'loggedOut', id: a.instance.id },
     ]);
-    expect(w.host.sessions.has(a.instance.id)).toBe(false);
+    expect(w.core.sessions.has(a.instance.id)).toBe(false);
     expect(a.connector.state()).toBe('close');
     await a.connector.start();
     expect(a.connector.state()).toBe('connecting');
@@ -634,7 +602,7 @@ describe('inject', () => {
       messageType: 'conversation',
     });
     expect(result.key.id).toMatch(/^3EB0[0-9A-F]{18}$/);
-    expect(w.host.of('received')).toEqual([
+    expect(w.host.named('received')).toEqual([
       {
         kind: 'received',
         id: a.instance.id,

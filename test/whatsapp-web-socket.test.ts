@@ -16,14 +16,9 @@ import { defaultSettings, type Instance, type PrivacySettings, type Settings } f
 import {
   TransientConnectorError,
   type Connector,
-  type ConnectorHost,
   type InboundMessage,
   type OutboundMessage,
-  type Presence,
-  type QrState,
 } from '../src/core/connector.js';
-import type { EventName } from '../src/core/event-catalog.js';
-import type { MessageStatus } from '../src/core/message-status.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../src/messages/compose.js';
 import { prepareMedia } from '../src/media/prepare.js';
 import { encryptMedia } from '../src/media/crypto.js';
@@ -32,6 +27,7 @@ import { encryptWithKey } from '../src/media/crypto.js';
 import { reconnectDelay } from '../src/connectors/whatsapp-web/backoff.js';
 import { classifyClose } from '../src/connectors/whatsapp-web/disconnect.js';
 import { statusFromBaileys } from '../src/connectors/whatsapp-web/status.js';
+import { RecordingHost } from './support/recording-host.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // A fake Baileys socket: records what the connector asks of it, emits what a test gives it
@@ -136,75 +132,6 @@ class FakeSocket implements WaSocket {
     this.emit('connection.update', { connection: 'close', lastDisconnect: { error, date: new Date() } });
   }
   readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string) => this.lids.get(lid) ?? null } };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The host: the real runtime on a real SQLite store, every call recorded
-
-type Call = { method: string; args: unknown[] };
-
-class RecordingHost implements ConnectorHost {
-  readonly calls: Call[] = [];
-  constructor(private readonly inner: ConnectorHost) {}
-  get sessionKeys() {
-    return this.inner.sessionKeys;
-  }
-  private async pass<T>(method: string, args: unknown[], run: () => Promise<T>): Promise<T> {
-    this.calls.push({ method, args });
-    return run();
-  }
-  connectionChanged(id: string, change: Parameters<ConnectorHost['connectionChanged']>[1]) {
-    return this.pass('connectionChanged', [change], () => this.inner.connectionChanged(id, change));
-  }
-  qrUpdated(id: string, qr: QrState) {
-    return this.pass('qrUpdated', [qr], () => this.inner.qrUpdated(id, qr));
-  }
-  messageReceived(id: string, message: InboundMessage) {
-    return this.pass('messageReceived', [message], () => this.inner.messageReceived(id, message));
-  }
-  messageStatus(id: string, keyId: string, status: MessageStatus) {
-    return this.pass('messageStatus', [keyId, status], () => this.inner.messageStatus(id, keyId, status));
-  }
-  presenceReceived(id: string, chat: string, sender: string, presence: Presence) {
-    return this.pass('presenceReceived', [chat, sender, presence], () => this.inner.presenceReceived(id, chat, sender, presence));
-  }
-  loggedOut(id: string) {
-    return this.pass('loggedOut', [], () => this.inner.loggedOut(id));
-  }
-  loadSession(id: string) {
-    return this.inner.loadSession(id);
-  }
-  saveSession(id: string, data: Record<string, unknown> | null) {
-    return this.inner.saveSession(id, data);
-  }
-  eventOccurred(id: string, event: EventName, data: unknown) {
-    return this.pass('eventOccurred', [event, data], () => this.inner.eventOccurred(id, event, data));
-  }
-  messagesSynced(id: string, messages: InboundMessage[]) {
-    return this.pass('messagesSynced', [messages], () => this.inner.messagesSynced(id, messages));
-  }
-  currentInstance(id: string) {
-    return this.inner.currentInstance(id);
-  }
-  providerToken(id: string) {
-    return this.inner.providerToken(id);
-  }
-  loadMedia(blobId: string) {
-    return this.inner.loadMedia(blobId);
-  }
-
-  of(method: string): unknown[][] {
-    return this.calls.filter((c) => c.method === method).map((c) => c.args);
-  }
-  events(name: EventName): unknown[] {
-    return this.of('eventOccurred').flatMap(([event, data]) => (event === name ? [data] : []));
-  }
-  received(): InboundMessage[] {
-    return this.of('messageReceived').map(([m]) => m as InboundMessage);
-  }
-  clear(): void {
-    this.calls.length = 0;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -29,11 +29,10 @@ import { createLogger, silentLogger, type Logger } from '../src/platform/logger.
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { storeTargets, type StoreTarget } from './support/harness.js';
 import { sleep, waitFor } from './support/wait.js';
+import { RecordingHost } from './support/recording-host.js';
 import { createServices, type Services } from '../src/services.js';
-import { defaultSettings, type ConnectionState, type Instance } from '../src/core/instance.js';
-import type { Connector, ConnectorHost, InboundMessage, Presence, QrState } from '../src/core/connector.js';
-import type { EventName } from '../src/core/event-catalog.js';
-import type { MessageStatus } from '../src/core/message-status.js';
+import { defaultSettings, type Instance } from '../src/core/instance.js';
+import type { Connector } from '../src/core/connector.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaWebSettings } from '../src/connectors/whatsapp-web/index.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -347,79 +346,6 @@ class MockWhatsApp {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The host: the real runtime (real store), with every call recorded
-
-type Call =
-  | { method: 'connectionChanged'; change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number } }
-  | { method: 'qrUpdated'; qr: QrState }
-  | { method: 'loggedOut' }
-  | { method: 'eventOccurred'; event: EventName; data: unknown }
-  | { method: 'other'; name: string };
-
-class RecordingHost implements ConnectorHost {
-  readonly calls: Call[] = [];
-  constructor(private readonly inner: ConnectorHost) {}
-  get sessionKeys() {
-    return this.inner.sessionKeys;
-  }
-  async connectionChanged(id: string, change: Extract<Call, { method: 'connectionChanged' }>['change']) {
-    this.calls.push({ method: 'connectionChanged', change });
-    await this.inner.connectionChanged(id, change);
-  }
-  async qrUpdated(id: string, qr: QrState) {
-    this.calls.push({ method: 'qrUpdated', qr });
-    await this.inner.qrUpdated(id, qr);
-  }
-  async loggedOut(id: string) {
-    this.calls.push({ method: 'loggedOut' });
-    await this.inner.loggedOut(id);
-  }
-  async eventOccurred(id: string, event: EventName, data: unknown) {
-    this.calls.push({ method: 'eventOccurred', event, data });
-    await this.inner.eventOccurred(id, event, data);
-  }
-  async messageReceived(id: string, message: InboundMessage) {
-    this.calls.push({ method: 'other', name: 'messageReceived' });
-    await this.inner.messageReceived(id, message);
-  }
-  async messageStatus(id: string, keyId: string, status: MessageStatus) {
-    await this.inner.messageStatus(id, keyId, status);
-  }
-  async presenceReceived(id: string, chat: string, sender: string, presence: Presence) {
-    await this.inner.presenceReceived(id, chat, sender, presence);
-  }
-  loadSession(id: string) {
-    return this.inner.loadSession(id);
-  }
-  saveSession(id: string, data: Record<string, unknown> | null) {
-    return this.inner.saveSession(id, data);
-  }
-  async messagesSynced(id: string, messages: InboundMessage[]) {
-    await this.inner.messagesSynced(id, messages);
-  }
-  currentInstance(id: string) {
-    return this.inner.currentInstance(id);
-  }
-  providerToken(id: string) {
-    return this.inner.providerToken(id);
-  }
-  loadMedia(blobId: string) {
-    return this.inner.loadMedia(blobId);
-  }
-
-  states(): ConnectionState[] {
-    return this.calls.flatMap((c) => (c.method === 'connectionChanged' ? [c.change.state] : []));
-  }
-  events(name: EventName): unknown[] {
-    return this.calls.flatMap((c) => (c.method === 'eventOccurred' && c.event === name ? [c.data] : []));
-  }
-  last(state: ConnectionState) {
-    return this.calls.filter((c): c is Extract<Call, { method: 'connectionChanged' }> => c.method === 'connectionChanged' && c.change.state === state).at(-1)
-      ?.change;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Test world
 
 interface World {
@@ -557,7 +483,7 @@ describe('connecting and linking', () => {
     expect(w.mock.last.refs[0]).toBe(ref);
     expect(Buffer.from(noiseKey, 'base64').equals(w.mock.last.clientStatic!)).toBe(true);
     expect(w.host.states()).toEqual(['connecting']);
-    expect(w.host.calls.find((c) => c.method === 'qrUpdated')).toMatchObject({ qr: { count: 1, code: qr!.code } });
+    expect(w.host.named('qr')[0]).toMatchObject({ qr: { count: 1, code: qr!.code } });
     // Nothing is stored before a phone links the device.
     expect(await w.sessionRow()).toBeNull();
     expect(await w.outboxEvents()).toEqual(expect.arrayContaining(['CONNECTION_UPDATE', 'QRCODE_UPDATED']));
@@ -570,7 +496,7 @@ describe('connecting and linking', () => {
     // The connection closes first; giving up ends with the core told of the close (after the two events).
     await waitFor(() => connector.state() === 'close' && w.host.last('close') !== undefined, 15_000, { what: 'close after the QR limit', intervalMs: 25 });
 
-    const counts = w.host.calls.flatMap((c) => (c.method === 'qrUpdated' ? [c.qr.count] : []));
+    const counts = w.host.named('qr').map((c) => c.qr.count);
     expect(counts).toEqual([1, 2]);
     expect(w.host.events('QRCODE_UPDATED')).toEqual([{ message: 'QR code limit reached, please login again', statusCode: 500 }]);
     expect(w.host.events('CONNECTION_UPDATE')).toEqual([{ instance: 'wa-test', state: 'refused', statusReason: 428 }]);
@@ -592,7 +518,7 @@ describe('connecting and linking', () => {
     const request = w.mock.last.received('iq', 'link_code_companion_reg')[0];
     const registration = getBinaryNodeChild(request, 'link_code_companion_reg');
     expect(registration?.attrs.jid).toBe('5511988887777@s.whatsapp.net');
-    expect(w.host.calls.find((c) => c.method === 'qrUpdated')).toMatchObject({ qr: { pairingCode: qr!.pairingCode } });
+    expect(w.host.named('qr')[0]).toMatchObject({ qr: { pairingCode: qr!.pairingCode } });
   });
 
   it('links on a scan: restarts after pairing, logs in, reports open with the owner and stores the session', async () => {
@@ -660,7 +586,7 @@ describe.each(targets)('the session in the store ($name)', (target) => {
     await waitFor(async () => (await w.keyRows()) > 0, 10_000, { what: 'keys stored', intervalMs: 25 });
 
     w.mock.last.sendNode({ tag: 'failure', attrs: { reason: '401' } });
-    await waitFor(() => w.host.calls.some((c) => c.method === 'loggedOut'), 10_000, { what: 'logged out', intervalMs: 25 });
+    await waitFor(() => w.host.of('loggedOut').length > 0, 10_000, { what: 'logged out', intervalMs: 25 });
 
     expect(connector.state()).toBe('close');
     expect(await w.sessionRow()).toBeNull();
@@ -685,7 +611,7 @@ describe.each(targets)('the session in the store ($name)', (target) => {
     expect(getBinaryNodeChild(live.received('iq', 'remove-companion-device')[0], 'remove-companion-device')?.attrs.jid).toBe(`${PHONE}:7@s.whatsapp.net`);
     expect(await w.sessionRow()).toBeNull();
     expect(await w.keyRows()).toBe(0);
-    expect(w.host.calls.filter((c) => c.method === 'loggedOut')).toHaveLength(1);
+    expect(w.host.of('loggedOut')).toHaveLength(1);
 
     // Linking again works with fresh credentials (inbound processing is bound to the new socket, not the old one).
     await connector.start();
@@ -759,9 +685,10 @@ describe('closes and reconnects', () => {
     await waitFor(() => w.mock.connections.length > sockets, 15_000, { what: 'a new socket after the silence', intervalMs: 25 });
     await waitFor(() => connector.state() === 'open', 15_000, { what: 'open again', intervalMs: 25 });
 
-    const restart = w.host.calls.find(
-      (c) => c.method === 'connectionChanged' && c.change.state === 'connecting' && /no traffic/.test(c.change.reason ?? ''),
-    );
+    const restart = w.host
+      .of('connectionChanged')
+      .map(([change]) => ({ change }))
+      .find((c) => c.change.state === 'connecting' && /no traffic/.test(c.change.reason ?? ''));
     expect(restart).toMatchObject({ change: { statusReason: 408 } });
     // The silent socket was ended before the new one opened.
     expect(w.mock.connections[sockets - 1].closed).toBe(true);
