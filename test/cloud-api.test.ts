@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } from './support/harness.js';
 import { sleep, waitFor } from './support/wait.js';
 import { registerErrorHandling } from '../src/platform/http/error-handler.js';
 import { registerAuth } from '../src/platform/http/auth.js';
@@ -23,7 +23,6 @@ import type { Instance } from '../src/core/instance.js';
 import type { Services } from '../src/services.js';
 import { statusOf } from '../src/platform/http/error-envelope.js';
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies and answers are inspected field by field
 type Json = any;
 

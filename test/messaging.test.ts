@@ -5,20 +5,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type TestApp } from './support/harness.js';
+import { uniqueName, uniqueNumber } from './support/unique.js';
 import { sleep, waitFor } from './support/wait.js';
 import { StatusRecorder } from '../src/messages/status-recorder.js';
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
 const targets = await storeTargets();
 
-
-/** Numbers outside the Brazilian/Mexican/Argentinian rewriting rules, unique per call. */
-let numberSeq = 0;
-const nextNumber = () => `4915${String(Date.now() % 1_000_000).padStart(6, '0')}${String(++numberSeq).padStart(2, '0')}`;
-let nameSeq = 0;
-const nextName = (prefix: string) => `${prefix}-${++nameSeq}-${Math.random().toString(36).slice(2, 7)}`;
+const nextNumber = () => uniqueNumber('4915');
+const nextName = uniqueName;
 
 async function setWebhook(t: TestApp, name: string, url: string) {
   const res = await t.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url, events: [] } } });

@@ -3,17 +3,14 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from './support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type TestApp } from './support/harness.js';
+import { uniqueName, uniqueNumber } from './support/unique.js';
 import { waitFor } from './support/wait.js';
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 const targets = await storeTargets();
 
-let numberSeq = 0;
-const nextNumber = () => `4916${String(Date.now() % 1_000_000).padStart(6, '0')}${String(++numberSeq).padStart(2, '0')}`;
-let nameSeq = 0;
-const nextName = (prefix: string) => `${prefix}-${++nameSeq}-${Math.random().toString(36).slice(2, 7)}`;
+const nextNumber = () => uniqueNumber('4916');
+const nextName = uniqueName;
 const sha256b64 = (data: Buffer) => createHash('sha256').update(data).digest('base64');
 
 interface Party {

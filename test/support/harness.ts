@@ -182,6 +182,9 @@ export async function startReceiver(answer: (event: ReceivedEvent) => number = (
   };
 }
 
+/** A webhook receiver started by `startReceiver`. */
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 /** Creates a SANDBOX instance and links it through the QR flow with the given number. */
 export async function linkedSandbox(t: TestApp, name: string, number: string, extra: Record<string, unknown> = {}) {
   const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX', qrcode: true, ...extra } });
