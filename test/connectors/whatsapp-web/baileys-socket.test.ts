@@ -1,0 +1,896 @@
+// The WhatsApp Web connector at the Baileys socket boundary: recorded Baileys events in, sends and settings out.
+import { EventEmitter } from 'node:events';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { proto, type BaileysEventMap, type UserFacingSocketConfig, type WAMediaUploadFunction, type WAMessageKey } from 'baileys';
+import { loadConfig } from '../../../src/platform/config.js';
+import { silentLogger } from '../../../src/platform/logger.js';
+import { openStore, type Store } from '../../../src/platform/store/db.js';
+import { createServices, type Services } from '../../../src/services.js';
+import { inUnit } from '../../../src/platform/store/unit.js';
+import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
+import {
+  TransientConnectorError,
+  type Connector,
+  type InboundMessage,
+  type OutboundMessage,
+  type Presence,
+  type QrState,
+} from '../../../src/core/connector.js';
+import type { EventName } from '../../../src/core/event-catalog.js';
+import type { MessageStatus } from '../../../src/core/message-status.js';
+import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
+import { prepareMedia } from '../../../src/media/prepare.js';
+import { encryptMedia } from '../../../src/media/crypto.js';
+import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../../../src/connectors/whatsapp-web/index.js';
+import { encryptWithKey } from '../../../src/media/crypto.js';
+import { delayFor } from '../../../src/platform/util/backoff.js';
+import { classifyClose } from '../../../src/connectors/whatsapp-web/disconnect.js';
+import { statusFromBaileys } from '../../../src/connectors/whatsapp-web/status.js';
+import { RecordingHost } from '../../support/recording-host.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// A fake Baileys socket: records what the connector asks of it, emits what a test gives it
+
+const OWNER = '5511999990000';
+
+/** An error as Baileys raises them (a Boom: `output.statusCode`), without depending on @hapi/boom here. */
+function boom(message: string, statusCode: number): Error {
+  return Object.assign(new Error(message), { isBoom: true, output: { statusCode } });
+}
+
+class FakeSocket implements WaSocket {
+  readonly emitter = new EventEmitter();
+  readonly ev = {
+    on: <T extends keyof BaileysEventMap>(event: T, listener: (arg: BaileysEventMap[T]) => void) => {
+      this.emitter.on(event, listener);
+    },
+  };
+  readonly ws = new EventEmitter();
+  user: { id: string; name?: string } | undefined;
+  readonly calls: { method: string; args: unknown[] }[] = [];
+  readonly relayed: { jid: string; message: proto.IMessage; options: { messageId?: string; statusJidList?: string[] } }[] = [];
+  readonly uploads: { bytes: Buffer; mediaType: string; fileEncSha256B64: string }[] = [];
+  relayError: unknown;
+  ended = false;
+  readonly lids = new Map<string, string>();
+  groupParticipants = [{ id: '5511911110001@s.whatsapp.net' }, { id: '5511911110002@s.whatsapp.net' }];
+
+  constructor(readonly config: UserFacingSocketConfig) {}
+
+  emit<T extends keyof BaileysEventMap>(event: T, data: BaileysEventMap[T]): void {
+    this.emitter.emit(event, data);
+  }
+
+  open(): void {
+    this.user = { id: `${OWNER}:3@s.whatsapp.net`, name: 'Front desk' };
+    this.emit('connection.update', { connection: 'open' });
+  }
+
+  close(statusCode: number, message = 'closed'): void {
+    this.emit('connection.update', { connection: 'close', lastDisconnect: { error: boom(message, statusCode), date: new Date() } });
+  }
+
+  of(method: string): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  private record(method: string, ...args: unknown[]): void {
+    this.calls.push({ method, args });
+  }
+
+  async relayMessage(jid: string, message: proto.IMessage, options: { messageId?: string; statusJidList?: string[] }): Promise<string> {
+    if (this.relayError) throw this.relayError;
+    this.relayed.push({ jid, message, options });
+    return options.messageId ?? 'generated';
+  }
+  async sendPresenceUpdate(type: string, toJid?: string) {
+    this.record('sendPresenceUpdate', type, toJid);
+  }
+  async readMessages(keys: WAMessageKey[]) {
+    this.record('readMessages', keys);
+  }
+  async updateReadReceiptsPrivacy(value: string) {
+    this.record('updateReadReceiptsPrivacy', value);
+  }
+  async updateProfilePicturePrivacy(value: string) {
+    this.record('updateProfilePicturePrivacy', value);
+  }
+  async updateStatusPrivacy(value: string) {
+    this.record('updateStatusPrivacy', value);
+  }
+  async updateOnlinePrivacy(value: string) {
+    this.record('updateOnlinePrivacy', value);
+  }
+  async updateLastSeenPrivacy(value: string) {
+    this.record('updateLastSeenPrivacy', value);
+  }
+  async updateGroupsAddPrivacy(value: string) {
+    this.record('updateGroupsAddPrivacy', value);
+  }
+  waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
+    this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
+    return { mediaUrl: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc', directPath: '/v/t62.7119-24/uploaded.enc' };
+  };
+  async requestPairingCode(phone: string) {
+    this.record('requestPairingCode', phone);
+    return 'WXYZ2345';
+  }
+  async rejectCall(id: string, from: string) {
+    this.record('rejectCall', id, from);
+  }
+  async groupMetadata(jid: string) {
+    return { id: jid, subject: 'Team', owner: undefined, participants: this.groupParticipants };
+  }
+  async logout() {
+    this.record('logout');
+    this.close(401, 'Intentional Logout');
+  }
+  async end(error: Error | undefined) {
+    if (this.ended) return;
+    this.ended = true;
+    this.emit('connection.update', { connection: 'close', lastDisconnect: { error, date: new Date() } });
+  }
+  readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string) => this.lids.get(lid) ?? null } };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+interface World {
+  store: Store;
+  services: Services;
+  instance: Instance;
+  host: RecordingHost;
+  connector: Connector;
+  sockets: FakeSocket[];
+  socket(): FakeSocket;
+  setSettings(settings: Partial<Settings>): Promise<void>;
+  /** Lets queued event handling finish. */
+  settle(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function world(options: { settings?: Partial<Settings>; number?: string; autoOpen?: boolean } = {}): Promise<World> {
+  const dir = mkdtempSync(join(tmpdir(), 'wa-socket-'));
+  const uri = `file:${join(dir, 'test.db')}`;
+  const store = await openStore(uri);
+  const config = loadConfig({ DATA_DIR: dir, DATABASE_CONNECTION_URI: uri, LOG_LEVEL: 'silent' });
+  const services = createServices({ config, logger: silentLogger(), store, globalApiKey: 'global-test-key', secretsKey: randomBytes(32) });
+  const { instance } = await services.instances.create({
+    name: 'wa-fake',
+    integration: 'WHATSAPP-BAILEYS',
+    number: options.number,
+    settings: { ...defaultSettings, ...options.settings },
+    sinks: [],
+  });
+  const host = new RecordingHost(services.runtime);
+  const sockets: FakeSocket[] = [];
+  const autoOpen = options.autoOpen ?? true;
+  const factory = createWhatsAppWebFactory({
+    config: {
+      qrcodeLimit: 30,
+      qrcodeColor: '#198754',
+      logLevel: 'silent',
+      waWeb: { ...waWebDefaults, webSocketUrl: 'ws://127.0.0.1:9/unused', reconnectBaseMs: 50, reconnectMaxMs: 200 },
+    },
+    logger: silentLogger(),
+    socketFactory: (socketConfig) => {
+      const socket = new FakeSocket(socketConfig);
+      sockets.push(socket);
+      if (autoOpen) setImmediate(() => socket.open());
+      return socket;
+    },
+    tuning: { firstQrWaitMs: 2_000, random: () => 0.5 },
+  });
+  const connector = factory(instance, host);
+  cleanups.push(async () => {
+    await connector.stop();
+    await services.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const w: World = {
+    store,
+    services,
+    instance,
+    host,
+    connector,
+    sockets,
+    socket: () => sockets[sockets.length - 1],
+    async setSettings(settings) {
+      const current = services.registry.byInstanceId(instance.id)!;
+      await inUnit(store.db, (unit) => services.registry.updateSettings(unit, current, { ...current.settings, ...settings }));
+    },
+    async settle() {
+      // The connector's queue runs on promises, and what it records goes through the store's own thread (SQLite): a
+      // few macrotask turns, each after a store round trip (which waits for the statements sent before it), drain it.
+      for (let i = 0; i < 20; i++) {
+        await store.ping();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+  return w;
+}
+
+async function connected(options: Parameters<typeof world>[0] = {}): Promise<World> {
+  const w = await world(options);
+  await w.connector.start();
+  expect(w.connector.state()).toBe('open');
+  w.host.clear();
+  return w;
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
+const LID = '123456789012345@lid';
+const PN = '5511988887777@s.whatsapp.net';
+const GROUP = '120363012345678901@g.us';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Recorded Baileys events (shapes as baileys 7.0.0-rc14 emits them; bytes as Uint8Array, 64-bit values as Long)
+
+const recorded = {
+  textFromLid: {
+    key: { remoteJid: LID, remoteJidAlt: PN, fromMe: false, id: '3EB0C431C26A1916E07A', addressingMode: 'lid' },
+    messageTimestamp: 1735689600,
+    pushName: 'Maria',
+    broadcast: false,
+    message: {
+      extendedTextMessage: {
+        text: 'see https://example.com',
+        contextInfo: { stanzaId: '3EB0AAAABBBBCCCCDDDD', participant: `${OWNER}@s.whatsapp.net`, quotedMessage: { conversation: 'hi' } },
+      },
+      messageContextInfo: { deviceListMetadataVersion: 2, messageSecret: bytes(32, 7) },
+    },
+  },
+  imageInGroup: {
+    key: { remoteJid: GROUP, fromMe: false, id: 'A5F1E2D3C4B5A6978812', participant: '987654321098765@lid', participantAlt: '5511977776666@s.whatsapp.net' },
+    messageTimestamp: { low: 1735689700, high: 0, unsigned: true, toNumber: () => 1735689700 },
+    pushName: 'João',
+    message: {
+      imageMessage: {
+        url: 'https://mmg.whatsapp.net/v/t62.7118-24/abc.enc',
+        mimetype: 'image/jpeg',
+        fileSha256: bytes(32, 1),
+        fileLength: 52344,
+        height: 1280,
+        width: 960,
+        mediaKey: bytes(32, 2),
+        fileEncSha256: bytes(32, 3),
+        directPath: '/v/t62.7118-24/abc.enc',
+        mediaKeyTimestamp: 1735689690,
+        jpegThumbnail: bytes(16, 4),
+        caption: 'menu',
+      },
+    },
+  },
+  revoke: {
+    key: { remoteJid: PN, fromMe: false, id: '3EB0REVOKEMSG0000001' },
+    messageTimestamp: 1735689800,
+    message: { protocolMessage: { key: { remoteJid: PN, fromMe: false, id: '3EB0C431C26A1916E07A' }, type: 0 } },
+  },
+  status: {
+    key: { remoteJid: 'status@broadcast', fromMe: false, id: '3A1B2C3D4E5F60718293', participant: PN },
+    messageTimestamp: 1735689900,
+    pushName: 'Maria',
+    message: { conversation: 'my status' },
+  },
+  ephemeral: {
+    key: { remoteJid: PN, fromMe: true, id: '3EB0EPHEMERAL0000001' },
+    messageTimestamp: 1735690000,
+    message: { ephemeralMessage: { message: { documentWithCaptionMessage: { message: { documentMessage: { fileName: 'a.pdf', caption: 'doc', mimetype: 'application/pdf' } } } } } },
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('incoming messages (messages.upsert)', () => {
+  it('reports a text from an @lid chat with the phone address, the text as conversation, bytes as base64', async () => {
+    const w = await connected();
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.textFromLid as never] });
+    await w.settle();
+
+    expect(w.host.received()).toEqual([
+      {
+        keyId: '3EB0C431C26A1916E07A',
+        remoteJid: PN,
+        fromMe: false,
+        participant: null,
+        pushName: 'Maria',
+        messageType: 'conversation',
+        content: {
+          conversation: 'see https://example.com',
+          extendedTextMessage: {
+            text: 'see https://example.com',
+            contextInfo: { stanzaId: '3EB0AAAABBBBCCCCDDDD', participant: `${OWNER}@s.whatsapp.net`, quotedMessage: { conversation: 'hi' } },
+          },
+          messageContextInfo: { deviceListMetadataVersion: 2, messageSecret: b64(bytes(32, 7)) },
+        },
+        timestamp: 1735689600,
+      },
+    ]);
+    // Stored by the real runtime and announced as MESSAGES_UPSERT.
+    const row = await w.store.db.selectFrom('outbox').select(['event', 'body']).where('event', '=', 'MESSAGES_UPSERT').executeTakeFirst();
+    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
+  });
+
+  it('reports group media with the sender as participant (phone address), Long numbers as strings', async () => {
+    const w = await connected();
+    w.socket().emit('messages.upsert', { type: 'append', messages: [recorded.imageInGroup as never] });
+    await w.settle();
+
+    const [message] = w.host.received();
+    expect(message).toMatchObject({ remoteJid: GROUP, participant: '5511977776666@s.whatsapp.net', messageType: 'imageMessage', timestamp: 1735689700 });
+    expect(message.content.imageMessage).toEqual({
+      url: 'https://mmg.whatsapp.net/v/t62.7118-24/abc.enc',
+      mimetype: 'image/jpeg',
+      fileSha256: b64(bytes(32, 1)),
+      fileLength: '52344',
+      height: 1280,
+      width: 960,
+      mediaKey: b64(bytes(32, 2)),
+      fileEncSha256: b64(bytes(32, 3)),
+      directPath: '/v/t62.7118-24/abc.enc',
+      mediaKeyTimestamp: '1735689690',
+      jpegThumbnail: b64(bytes(16, 4)),
+      caption: 'menu',
+    });
+  });
+
+  it('opens wrappers (ephemeral, document with caption) and skips protocol messages', async () => {
+    const w = await connected();
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.revoke as never, recorded.ephemeral as never] });
+    await w.settle();
+
+    const received = w.host.received();
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ keyId: '3EB0EPHEMERAL0000001', fromMe: true, messageType: 'documentMessage', content: { documentMessage: { fileName: 'a.pdf' } } });
+  });
+
+  it('readMessages marks incoming messages read (not own ones, not statuses)', async () => {
+    const w = await connected({ settings: { readMessages: true } });
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.textFromLid as never, recorded.ephemeral as never] });
+    await w.settle();
+    expect(w.socket().of('readMessages')).toEqual([[[recorded.textFromLid.key]]]);
+
+    // Turned off while connected: read live, no more receipts.
+    await w.setSettings({ readMessages: false });
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [{ ...recorded.textFromLid, key: { ...recorded.textFromLid.key, id: 'OTHER' } } as never] });
+    await w.settle();
+    expect(w.socket().of('readMessages')).toHaveLength(1);
+  });
+
+  it('statuses are ignored unless readStatus, which also marks them seen', async () => {
+    const w = await connected();
+    expect(w.socket().config.shouldIgnoreJid?.('status@broadcast')).toBe(true);
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.status as never] });
+    await w.settle();
+    expect(w.host.received()).toEqual([]);
+
+    await w.setSettings({ readStatus: true });
+    expect(w.socket().config.shouldIgnoreJid?.('status@broadcast')).toBe(false);
+    expect(w.socket().config.shouldIgnoreJid?.(PN)).toBe(false);
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.status as never] });
+    await w.settle();
+    expect(w.host.received()).toEqual([expect.objectContaining({ remoteJid: 'status@broadcast', participant: PN, content: { conversation: 'my status' } })]);
+    expect(w.socket().of('readMessages')).toEqual([[[recorded.status.key]]]);
+  });
+
+  it('groupsIgnore drops group messages, read live', async () => {
+    const w = await connected({ settings: { groupsIgnore: true } });
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.imageInGroup as never] });
+    await w.settle();
+    expect(w.host.received()).toEqual([]);
+
+    await w.setSettings({ groupsIgnore: false });
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.imageInGroup as never] });
+    await w.settle();
+    expect(w.host.received()).toHaveLength(1);
+  });
+});
+
+describe('history, updates, receipts, edits and deletions', () => {
+  it('history sync: CHATS_SET, CONTACTS_UPSERT, then the messages (MESSAGES_SET)', async () => {
+    const w = await connected();
+    w.socket().emit('messaging-history.set', {
+      chats: [{ id: LID, pnJid: PN, name: 'Maria', unreadCount: 2 } as never, { id: GROUP, name: 'Team' } as never],
+      contacts: [{ id: LID, phoneNumber: PN, notify: 'Maria' }],
+      messages: [recorded.textFromLid as never, recorded.revoke as never],
+      isLatest: true,
+      syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+      lidPnMappings: [{ lid: '555000111222333@lid', pn: '5511955554444@s.whatsapp.net' }],
+    });
+    await w.settle();
+
+    expect(w.host.calls.map((c) => (c.method === 'eventOccurred' ? c.args[0] : c.method))).toEqual(['CHATS_SET', 'CONTACTS_UPSERT', 'messagesSynced']);
+    expect(w.host.events('CHATS_SET')).toEqual([
+      [
+        { remoteJid: PN, remoteJidAlt: LID, instanceId: w.instance.id, name: 'Maria' },
+        { remoteJid: GROUP, instanceId: w.instance.id, name: 'Team' },
+      ],
+    ]);
+    expect(w.host.events('CONTACTS_UPSERT')).toEqual([[{ remoteJid: PN, remoteJidAlt: LID, pushName: 'Maria', profilePicUrl: null, instanceId: w.instance.id }]]);
+    const [[synced]] = w.host.of('messagesSynced') as InboundMessage[][][];
+    expect(synced.map((m) => m.keyId)).toEqual(['3EB0C431C26A1916E07A']);
+    const set = await w.store.db.selectFrom('outbox').select(['body']).where('event', '=', 'MESSAGES_SET').executeTakeFirst();
+    expect(JSON.parse(set!.body).data).toHaveLength(1);
+
+    // The mapping from the sync is used afterwards.
+    w.socket().emit('presence.update', { id: '555000111222333@lid', presences: { '555000111222333@lid': { lastKnownPresence: 'composing' } } });
+    await w.settle();
+    expect(w.host.of('presenceReceived')).toEqual([['5511955554444@s.whatsapp.net', '5511955554444@s.whatsapp.net', 'composing']]);
+  });
+
+  it('maps Baileys status numbers 0–5 to ERROR … PLAYED, and per-user receipts to their furthest step', async () => {
+    expect([0, 1, 2, 3, 4, 5, 6, undefined].map(statusFromBaileys)).toEqual(['ERROR', 'PENDING', 'SERVER_ACK', 'DELIVERY_ACK', 'READ', 'PLAYED', undefined, undefined]);
+    const w = await connected();
+    const key = { remoteJid: PN, fromMe: true, id: '3EB0SENTBYUS00000001' };
+    w.socket().emit('messages.update', [
+      { key, update: { status: 2 } },
+      { key, update: { status: 3 } },
+      { key, update: { status: 4 } },
+    ]);
+    w.socket().emit('message-receipt.update', [
+      { key: { remoteJid: GROUP, fromMe: true, id: '3EB0GROUPSENT0000001' }, receipt: { userJid: PN, receiptTimestamp: 1735690000 } },
+      { key: { remoteJid: GROUP, fromMe: true, id: '3EB0GROUPSENT0000001' }, receipt: { userJid: PN, readTimestamp: 1735690100 } },
+      { key: { remoteJid: PN, fromMe: true, id: '3EB0AUDIO00000000001' }, receipt: { userJid: PN, playedTimestamp: 1735690200 } },
+    ]);
+    await w.settle();
+    expect(w.host.of('messageStatus')).toEqual([
+      ['3EB0SENTBYUS00000001', 'SERVER_ACK'],
+      ['3EB0SENTBYUS00000001', 'DELIVERY_ACK'],
+      ['3EB0SENTBYUS00000001', 'READ'],
+      ['3EB0GROUPSENT0000001', 'DELIVERY_ACK'],
+      ['3EB0GROUPSENT0000001', 'READ'],
+      ['3EB0AUDIO00000000001', 'PLAYED'],
+    ]);
+  });
+
+  it('a deletion for everyone is MESSAGES_DELETE with the key; an edit is MESSAGES_EDITED with the edit protocol message', async () => {
+    const w = await connected();
+    w.socket().emit('messages.update', [
+      {
+        key: { remoteJid: LID, remoteJidAlt: PN, fromMe: false, id: '3EB0C431C26A1916E07A' },
+        update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE, key: { remoteJid: LID, fromMe: false, id: '3EB0REVOKEMSG0000001' } },
+      },
+      {
+        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN },
+        update: { message: { editedMessage: { message: { conversation: 'fixed typo' } } }, messageTimestamp: 1735690300 },
+      },
+    ]);
+    w.socket().emit('messages.delete', { keys: [{ remoteJid: PN, fromMe: true, id: '3EB0DELETEDFORME0001' }] });
+    w.socket().emit('messages.delete', { jid: PN, all: true });
+    await w.settle();
+
+    expect(w.host.events('MESSAGES_DELETE')).toEqual([
+      { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' },
+      { remoteJid: PN, fromMe: true, id: '3EB0DELETEDFORME0001' },
+    ]);
+    expect(w.host.events('MESSAGES_EDITED')).toEqual([
+      {
+        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN },
+        type: 14,
+        editedMessage: { conversation: 'fixed typo' },
+        timestampMs: '1735690300000',
+      },
+    ]);
+    expect(w.host.of('messageStatus')).toEqual([]);
+  });
+});
+
+describe('contacts, chats, groups, presence, calls, labels', () => {
+  it('contacts: CONTACTS_UPSERT / CONTACTS_UPDATE in Evolution shape, phone address first', async () => {
+    const w = await connected();
+    w.socket().emit('contacts.upsert', [
+      { id: PN, lid: LID, name: 'Maria Silva', notify: 'Maria', imgUrl: 'https://pps.whatsapp.net/v/t61/x.jpg' },
+      { id: '5511933332222@s.whatsapp.net', notify: 'Beto' },
+    ]);
+    w.socket().emit('contacts.update', [{ id: LID, imgUrl: 'changed' }]);
+    await w.settle();
+    expect(w.host.events('CONTACTS_UPSERT')).toEqual([
+      [
+        { remoteJid: PN, remoteJidAlt: LID, pushName: 'Maria Silva', profilePicUrl: 'https://pps.whatsapp.net/v/t61/x.jpg', instanceId: w.instance.id },
+        { remoteJid: '5511933332222@s.whatsapp.net', pushName: 'Beto', profilePicUrl: null, instanceId: w.instance.id },
+      ],
+    ]);
+    expect(w.host.events('CONTACTS_UPDATE')).toEqual([[{ remoteJid: PN, remoteJidAlt: LID, pushName: null, profilePicUrl: null, instanceId: w.instance.id }]]);
+  });
+
+  it('chats: CHATS_UPSERT, CHATS_UPDATE, CHATS_DELETE', async () => {
+    const w = await connected();
+    w.socket().lids.set(LID, PN);
+    w.socket().emit('chats.upsert', [{ id: LID, name: 'Maria', unreadCount: 3 } as never]);
+    w.socket().emit('chats.update', [{ id: GROUP, unreadCount: 0 }]);
+    w.socket().emit('chats.delete', ['5511922221111@s.whatsapp.net']);
+    await w.settle();
+    expect(w.host.events('CHATS_UPSERT')).toEqual([[{ remoteJid: PN, remoteJidAlt: LID, instanceId: w.instance.id, name: 'Maria', unreadMessages: 3 }]]);
+    expect(w.host.events('CHATS_UPDATE')).toEqual([[{ remoteJid: GROUP, instanceId: w.instance.id }]]);
+    expect(w.host.events('CHATS_DELETE')).toEqual([['5511922221111@s.whatsapp.net']]);
+  });
+
+  it('groups: GROUPS_UPSERT, GROUP_UPDATE, GROUP_PARTICIPANTS_UPDATE with participantsData; groupsIgnore silences them', async () => {
+    const w = await connected();
+    const metadata = {
+      id: GROUP,
+      subject: 'Team',
+      owner: LID,
+      ownerPn: PN,
+      creation: 1700000000,
+      addressingMode: 'lid',
+      participants: [{ id: LID, phoneNumber: PN, admin: 'superadmin' as const }],
+    };
+    w.socket().emit('groups.upsert', [metadata as never]);
+    w.socket().emit('groups.update', [{ id: GROUP, subject: 'Team (new)', author: LID }]);
+    w.socket().emit('group-participants.update', {
+      id: GROUP,
+      author: LID,
+      authorPn: PN,
+      participants: [{ id: '987654321098765@lid', phoneNumber: '5511977776666@s.whatsapp.net', admin: null }],
+      action: 'add',
+    });
+    await w.settle();
+    expect(w.host.events('GROUPS_UPSERT')).toEqual([[{ ...metadata }]]);
+    expect(w.host.events('GROUP_UPDATE')).toEqual([[{ id: GROUP, subject: 'Team (new)', author: LID }]]);
+    expect(w.host.events('GROUP_PARTICIPANTS_UPDATE')).toEqual([
+      {
+        id: GROUP,
+        author: PN,
+        authorAlt: LID,
+        participants: ['5511977776666@s.whatsapp.net'],
+        action: 'add',
+        participantsData: [{ jid: '5511977776666@s.whatsapp.net', phoneNumber: '5511977776666@s.whatsapp.net', lid: '987654321098765@lid', admin: null }],
+      },
+    ]);
+
+    await w.setSettings({ groupsIgnore: true });
+    w.host.clear();
+    w.socket().emit('groups.upsert', [metadata as never]);
+    w.socket().emit('groups.update', [{ id: GROUP, subject: 'x' }]);
+    w.socket().emit('group-participants.update', { id: GROUP, author: LID, participants: [{ id: PN }], action: 'remove' });
+    w.socket().emit('presence.update', { id: GROUP, presences: { [PN]: { lastKnownPresence: 'composing' } } });
+    await w.settle();
+    expect(w.host.calls).toEqual([]);
+  });
+
+  it('presence: each participant through the host (PRESENCE_UPDATE)', async () => {
+    const w = await connected();
+    w.socket().emit('presence.update', { id: PN, presences: { [PN]: { lastKnownPresence: 'recording', lastSeen: 1735690000 } } });
+    w.socket().emit('presence.update', { id: GROUP, presences: { [PN]: { lastKnownPresence: 'composing' }, '5511977776666@s.whatsapp.net': { lastKnownPresence: 'paused' } } });
+    await w.settle();
+    expect(w.host.of('presenceReceived')).toEqual([
+      [PN, PN, 'recording'],
+      [GROUP, PN, 'composing'],
+      [GROUP, '5511977776666@s.whatsapp.net', 'paused'],
+    ]);
+    const row = await w.store.db.selectFrom('outbox').select(['body']).where('event', '=', 'PRESENCE_UPDATE').executeTakeFirst();
+    expect(JSON.parse(row!.body).data).toEqual({ id: PN, presences: { [PN]: { lastKnownPresence: 'recording' } } });
+  });
+
+  it('calls: every update is a CALL event; rejectCall rejects offers and sends msgCall only then', async () => {
+    const w = await connected();
+    const offer = { chatId: LID, from: LID, callerPn: PN, id: 'CALL0001', date: new Date('2025-01-01T00:00:00Z'), isVideo: false, isGroup: false, status: 'offer' as const, offline: false };
+    w.socket().emit('call', [offer]);
+    await w.settle();
+    expect(w.host.events('CALL')).toEqual([
+      { chatId: PN, from: PN, fromAlt: LID, callerPn: PN, id: 'CALL0001', date: '2025-01-01T00:00:00.000Z', isVideo: false, isGroup: false, status: 'offer', offline: false },
+    ]);
+    expect(w.socket().of('rejectCall')).toEqual([]);
+    expect(w.socket().relayed).toEqual([]);
+
+    await w.setSettings({ rejectCall: true, msgCall: 'I cannot take calls; please write.' });
+    w.socket().emit('call', [{ ...offer, id: 'CALL0002' }, { ...offer, id: 'CALL0002', status: 'terminate' }]);
+    await w.settle();
+    expect(w.socket().of('rejectCall')).toEqual([['CALL0002', LID]]);
+    expect(w.socket().relayed).toEqual([{ jid: PN, message: { conversation: 'I cannot take calls; please write.' }, options: { messageId: expect.stringMatching(/^3EB0/) } }]);
+    expect(w.host.received()).toEqual([expect.objectContaining({ remoteJid: PN, fromMe: true, content: { conversation: 'I cannot take calls; please write.' } })]);
+    expect(w.host.events('CALL').map((c) => (c as { status: string }).status)).toEqual(['offer', 'offer', 'terminate']);
+
+    // rejectCall off: msgCall alone sends nothing.
+    await w.setSettings({ rejectCall: false });
+    w.socket().emit('call', [{ ...offer, id: 'CALL0003' }]);
+    await w.settle();
+    expect(w.socket().relayed).toHaveLength(1);
+  });
+
+  it('labels: LABELS_EDIT with the label and instance, LABELS_ASSOCIATION {instance, type, chatId, labelId}', async () => {
+    const w = await connected();
+    w.socket().emit('labels.edit', { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    await w.settle();
+    expect(w.host.events('LABELS_EDIT')).toEqual([{ id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' }]);
+    expect(w.host.events('LABELS_ASSOCIATION')).toEqual([{ instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' }]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function outbound(keyId: string, remoteJid: string, built: { messageType: string; content: Record<string, unknown> }, extra: Partial<OutboundMessage> = {}): OutboundMessage {
+  return { keyId, remoteJid, messageType: built.messageType, content: built.content, ...extra };
+}
+
+describe('sending (at the Baileys socket boundary)', () => {
+  it('relays with our key id as the WhatsApp message id; a retry relays the same id', async () => {
+    const w = await connected();
+    const message = outbound('3EB0OURKEY0000000001', PN, textContent('hello', undefined));
+    await w.connector.send(message);
+    await w.connector.send(message);
+    expect(w.socket().relayed).toEqual([
+      { jid: PN, message: proto.Message.fromObject({ conversation: 'hello' }), options: { messageId: '3EB0OURKEY0000000001' } },
+      { jid: PN, message: proto.Message.fromObject({ conversation: 'hello' }), options: { messageId: '3EB0OURKEY0000000001' } },
+    ]);
+  });
+
+  it('turns JSON content back into protobuf: base64 → bytes, numeric strings → 64-bit, poll secrets kept', async () => {
+    const w = await connected();
+    const poll = pollContent('Lunch?', ['Pizza', 'Sushi'], 1);
+    await w.connector.send(outbound('3EB0POLL000000000001', PN, poll));
+    const [relayed] = w.socket().relayed;
+    const secret = relayed.message.messageContextInfo?.messageSecret;
+    expect(Buffer.from(secret!).toString('base64')).toBe((poll.content.messageContextInfo as { messageSecret: string }).messageSecret);
+    expect(relayed.message.pollCreationMessage).toMatchObject({ name: 'Lunch?', selectableOptionsCount: 1, options: [{ optionName: 'Pizza' }, { optionName: 'Sushi' }] });
+  });
+
+  it('uploads media accepted before it could be uploaded: kept plaintext encrypted with the content’s mediaKey', async () => {
+    const w = await connected();
+    const plain = Buffer.from('%PDF-1.4 a small document for the test\n');
+    const prepared = await prepareMedia(plain, 'document', { fileName: 'menu.pdf', declaredMimetype: 'application/pdf' });
+    const built = mediaContent(prepared, { url: '', directPath: '' }, { caption: 'menu' });
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-1', instance_id: w.instance.id, data: plain, created_at: Date.now() }).execute();
+
+    await w.connector.send(outbound('3EB0MEDIA00000000001', PN, built, { mediaBlobId: 'blob-1' }));
+
+    const [upload] = w.socket().uploads;
+    expect(upload.mediaType).toBe('document');
+    // What went up is exactly the encryption the content describes (same key → same ciphertext, same hash).
+    expect(createHash('sha256').update(upload.bytes).digest('base64')).toBe(prepared.fileEncSha256);
+    expect(upload.bytes.equals(prepared.encrypted)).toBe(true);
+    const document = w.socket().relayed[0].message.documentMessage!;
+    expect(document.url).toBe('https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc');
+    expect(document.directPath).toBe('/v/t62.7119-24/uploaded.enc');
+    expect(Buffer.from(document.mediaKey!).toString('base64')).toBe(prepared.mediaKey);
+    expect(String(document.fileLength)).toBe(String(plain.length));
+    expect(document.fileName).toBe('menu.pdf');
+  });
+
+  it('kept encrypted bytes are uploaded as they are; media already uploaded is not uploaded again', async () => {
+    const w = await connected();
+    const plain = Buffer.from('%PDF-1.4 another document\n');
+    const prepared = await prepareMedia(plain, 'document', { fileName: 'b.pdf' });
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-enc', instance_id: w.instance.id, data: prepared.encrypted, created_at: Date.now() }).execute();
+    await w.connector.send(outbound('3EB0MEDIA00000000002', PN, mediaContent(prepared, { url: '', directPath: '' }, {}), { mediaBlobId: 'blob-enc' }));
+    expect(w.socket().uploads[0].bytes.equals(prepared.encrypted)).toBe(true);
+
+    await w.connector.send(outbound('3EB0MEDIA00000000003', PN, mediaContent(prepared, { url: 'https://mmg.whatsapp.net/x.enc', directPath: '/x.enc' }, {})));
+    expect(w.socket().uploads).toHaveLength(1);
+  });
+
+  it('encryptWithKey reproduces the core’s encryption for the same key', async () => {
+    const plain = randomBytes(1000);
+    const core = await encryptMedia(plain, 'video');
+    const again = await encryptWithKey(plain, core.mediaKey, 'video');
+    expect(again.encrypted.equals(core.encrypted)).toBe(true);
+    expect(again.fileEncSha256.equals(core.fileEncSha256)).toBe(true);
+    expect(again.fileSha256.equals(core.fileSha256)).toBe(true);
+  });
+
+  it('media whose bytes are gone or do not match fails for good (not retried)', async () => {
+    const w = await connected();
+    const prepared = await prepareMedia(Buffer.from('%PDF-1.4 x\n'), 'document', { fileName: 'c.pdf' });
+    const built = mediaContent(prepared, { url: '', directPath: '' }, {});
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-wrong', instance_id: w.instance.id, data: Buffer.from('other bytes'), created_at: Date.now() }).execute();
+    const missing = await w.connector.send(outbound('K1', PN, built, { mediaBlobId: 'nope' })).catch((e: unknown) => e);
+    const wrong = await w.connector.send(outbound('K2', PN, built, { mediaBlobId: 'blob-wrong' })).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(Error);
+    expect(missing).not.toBeInstanceOf(TransientConnectorError);
+    expect(String(missing)).toMatch(/kept copy is gone/);
+    expect(wrong).not.toBeInstanceOf(TransientConnectorError);
+    expect(String(wrong)).toMatch(/do not match/);
+    expect(w.socket().relayed).toEqual([]);
+  });
+
+  it('statuses go to status@broadcast with statusJidList; the font name becomes its wire number', async () => {
+    const w = await connected();
+    const built = statusTextContent('Open today', '#008000', 2);
+    await w.connector.send(outbound('3EB0STATUS0000000001', 'status@broadcast', built, { statusJidList: [PN, '5511977776666@s.whatsapp.net'] }));
+    const [relayed] = w.socket().relayed;
+    expect(relayed.jid).toBe('status@broadcast');
+    expect(relayed.options).toEqual({ messageId: '3EB0STATUS0000000001', statusJidList: [PN, '5511977776666@s.whatsapp.net'] });
+    expect(relayed.message.extendedTextMessage).toMatchObject({ text: 'Open today', font: 2, backgroundArgb: 0xff008000 });
+  });
+
+  it('mentionsEveryOne mentions every current participant of a group (a plain text becomes an extended one)', async () => {
+    const w = await connected();
+    await w.connector.send(outbound('3EB0MENTION000000001', GROUP, textContent('meeting now', undefined), { mentionsEveryOne: true }));
+    await w.connector.send(outbound('3EB0MENTION000000002', PN, textContent('only a chat', undefined), { mentionsEveryOne: true }));
+    const [group, chat] = w.socket().relayed;
+    expect(group.message.conversation).toBeFalsy();
+    expect(group.message.extendedTextMessage).toMatchObject({ text: 'meeting now', contextInfo: { mentionedJid: ['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'] } });
+    expect(chat.message.conversation).toBe('only a chat');
+  });
+
+  it('a closed socket or a connection failure is a TransientConnectorError; a refusal is not', async () => {
+    const w = await connected();
+    w.socket().relayError = boom('Connection Closed', 428);
+    const transient = await w.connector.send(outbound('K3', PN, textContent('x', undefined))).catch((e: unknown) => e);
+    expect(transient).toBeInstanceOf(TransientConnectorError);
+    w.socket().relayError = boom('not-acceptable', 406);
+    const refused = await w.connector.send(outbound('K4', PN, textContent('x', undefined))).catch((e: unknown) => e);
+    expect(refused).not.toBeInstanceOf(TransientConnectorError);
+    expect(String(refused)).toMatch(/refused the send/);
+
+    await w.connector.stop();
+    for (const attempt of [
+      w.connector.send(outbound('K5', PN, textContent('x', undefined))),
+      w.connector.sendPresence(PN, 'composing'),
+      w.connector.markRead([{ remoteJid: PN, keyId: 'K' }]),
+    ]) {
+      await expect(attempt).rejects.toBeInstanceOf(TransientConnectorError);
+    }
+  });
+
+  it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
+    const w = await connected();
+    await w.connector.sendPresence(PN, 'composing');
+    await w.connector.sendPresence('', 'available');
+    expect(w.socket().of('sendPresenceUpdate')).toEqual([
+      ['composing', PN],
+      ['available', undefined],
+    ]);
+
+    const privacy: PrivacySettings = { readreceipts: 'none', profile: 'contacts', status: 'contact_blacklist', online: 'match_last_seen', last: 'none', groupadd: 'contacts' };
+    await w.connector.updatePrivacy(privacy);
+    expect(w.socket().calls.filter((c) => c.method.startsWith('update')).map((c) => [c.method, c.args[0]])).toEqual([
+      ['updateReadReceiptsPrivacy', 'none'],
+      ['updateProfilePicturePrivacy', 'contacts'],
+      ['updateStatusPrivacy', 'contact_blacklist'],
+      ['updateOnlinePrivacy', 'match_last_seen'],
+      ['updateLastSeenPrivacy', 'none'],
+      ['updateGroupsAddPrivacy', 'contacts'],
+    ]);
+    await expect(w.connector.updatePrivacy({ ...privacy, online: 'contacts' })).rejects.toThrow(/online must be one of/);
+
+    // A group message's sender is remembered so its read receipt can be addressed.
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.imageInGroup as never] });
+    await w.settle();
+    await w.connector.markRead([
+      { remoteJid: GROUP, keyId: 'A5F1E2D3C4B5A6978812' },
+      { remoteJid: PN, keyId: '3EB0C431C26A1916E07A' },
+    ]);
+    expect(w.socket().of('readMessages')).toEqual([
+      [
+        [
+          { remoteJid: GROUP, id: 'A5F1E2D3C4B5A6978812', fromMe: false, participant: '987654321098765@lid' },
+          { remoteJid: PN, id: '3EB0C431C26A1916E07A', fromMe: false },
+        ],
+      ],
+    ]);
+  });
+
+  it('uploads media when the send is accepted if connected, else leaves it for send time', async () => {
+    const w = await connected();
+    const encrypted = randomBytes(64);
+    expect(await w.connector.uploadMedia!(encrypted, 'image')).toEqual({
+      url: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc',
+      directPath: '/v/t62.7119-24/uploaded.enc',
+    });
+    expect(w.socket().uploads[0]).toMatchObject({ mediaType: 'image', fileEncSha256B64: createHash('sha256').update(encrypted).digest('base64') });
+    await w.connector.stop();
+    expect(await w.connector.uploadMedia!(encrypted, 'image')).toEqual({ url: '', directPath: '' });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('lifecycle at the socket boundary', () => {
+  it('socket options follow the settings when it is created (alwaysOnline, syncFullHistory, browser)', async () => {
+    const w = await connected({ settings: { alwaysOnline: true, syncFullHistory: true } });
+    const config = w.socket().config;
+    expect(config.markOnlineOnConnect).toBe(true);
+    expect(config.syncFullHistory).toBe(true);
+    expect(config.shouldSyncHistoryMessage?.({ syncType: proto.HistorySync.HistorySyncType.FULL } as never)).toBe(true);
+    expect(config.emitOwnEvents).toBe(false);
+    expect(config.browser?.slice(0, 2)).toEqual(['Switchboard', 'Chrome']);
+    expect(config.waWebSocketUrl).toBe('ws://127.0.0.1:9/unused');
+    expect(w.host.calls).toEqual([]);
+  });
+
+  it('reports open with the normalised owner address and profile name', async () => {
+    const w = await world();
+    await w.connector.start();
+    expect(w.host.of('connectionChanged')).toEqual([
+      [{ state: 'connecting' }],
+      [{ state: 'open', ownerJid: `${OWNER}@s.whatsapp.net`, profileName: 'Front desk', statusReason: 200 }],
+    ]);
+    expect(w.services.registry.byInstanceId(w.instance.id)).toMatchObject({ status: 'open', ownerJid: `${OWNER}@s.whatsapp.net`, profileName: 'Front desk' });
+  });
+
+  it('never two live sockets: a restart ends the old socket before creating the new one, and its late events are dropped', async () => {
+    const w = await connected();
+    const old = w.socket();
+    await w.connector.stop();
+    expect(old.ended).toBe(true);
+    await w.connector.start();
+    expect(w.sockets).toHaveLength(2);
+    expect(w.connector.state()).toBe('open');
+
+    w.host.clear();
+    old.emit('messages.upsert', { type: 'notify', messages: [recorded.textFromLid as never] });
+    old.close(428);
+    await w.settle();
+    expect(w.host.calls).toEqual([]);
+    expect(w.connector.state()).toBe('open');
+  });
+
+  it('after a logout and a new link, incoming messages are still processed (Evolution B3)', async () => {
+    const w = await connected();
+    await w.connector.logout();
+    expect(w.socket().of('logout')).toHaveLength(1);
+    expect(w.host.of('loggedOut')).toHaveLength(1);
+    expect(w.connector.state()).toBe('close');
+
+    await w.connector.start();
+    expect(w.connector.state()).toBe('open');
+    w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.textFromLid as never] });
+    await w.settle();
+    expect(w.host.received()).toHaveLength(1);
+  });
+
+  it('403 is permanent: closes with the reason and STATUS_INSTANCE, keeps the session, no reconnect', async () => {
+    const w = await connected();
+    w.socket().close(403, 'Connection Failure');
+    await w.settle();
+    expect(w.connector.state()).toBe('close');
+    expect(w.host.events('STATUS_INSTANCE')).toEqual([expect.objectContaining({ status: 'closed', disconnectionReasonCode: 403 })]);
+    expect(w.host.of('connectionChanged').at(-1)).toEqual([{ state: 'close', reason: 'WhatsApp refused this account (403 forbidden)', statusReason: 403 }]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(w.sockets).toHaveLength(1);
+  });
+
+  it('start() of an unlinked instance returns with the first QR, carrying the pairing code when the instance has a number', async () => {
+    const w = await world({ number: '5511966665555', autoOpen: false });
+    const starting = w.connector.start();
+    // The socket is made once the stored session has been read (through the store's thread on SQLite).
+    await vi.waitFor(() => expect(w.sockets).toHaveLength(1), { timeout: 5_000 });
+    w.socket().emit('connection.update', { qr: '2@AbCdEf,noise,identity,adv,1' });
+    await starting;
+    expect(w.socket().of('requestPairingCode')).toEqual([['5511966665555']]);
+    expect(w.connector.qr()).toMatchObject({ code: '2@AbCdEf,noise,identity,adv,1', count: 1, pairingCode: 'WXYZ2345' });
+    // Pairing mode keeps Baileys' default browser (a platform WhatsApp accepts for codes).
+    expect(w.socket().config.browser).toBeUndefined();
+  });
+});
+
+describe('small rules', () => {
+  it('backoff: base·2^(n−1) capped, jittered into its upper half, never zero', () => {
+    const at = (attempt: number, r: number) => delayFor({ initialMs: 1000, maxMs: 8000, factor: 2, jitter: 'upper-half' }, attempt, () => r);
+    expect([1, 2, 3, 4, 5, 10].map((n) => at(n, 0))).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
+    expect([1, 2, 3, 4, 5].map((n) => at(n, 0.999))).toEqual([1000, 1999, 3998, 7996, 7996]);
+    expect(delayFor({ initialMs: 1, maxMs: 1, factor: 2, jitter: 'upper-half' }, 1, () => 0)).toBe(1);
+  });
+
+  it('close codes: 401 forgets, 403/402/406 stop, 440 stops (replaced), 515 restarts, others retry', () => {
+    const kind = (code?: number) => classifyClose(code === undefined ? undefined : boom('x', code)).kind;
+    expect([401, 403, 402, 406, 440, 515, 428, 408, 500, 503, undefined].map(kind)).toEqual([
+      'logged-out',
+      'permanent',
+      'permanent',
+      'permanent',
+      'replaced',
+      'restart',
+      'transient',
+      'transient',
+      'transient',
+      'transient',
+      'transient',
+    ]);
+  });
+});

@@ -1,0 +1,195 @@
+// Test harness: the real app on a real store (SQLite file or a PostgreSQL schema), listening on loopback.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/platform/config.js';
+import { silentLogger, type Logger } from '../../src/platform/logger.js';
+import { openStore, type Store } from '../../src/platform/store/db.js';
+import { createServices, type Services } from '../../src/services.js';
+import { buildApp } from '../../src/app.js';
+import { dropPostgresSchema, pgUrl, postgresAvailable } from './postgres.js';
+import { waitFor } from './wait.js';
+
+export interface StoreTarget {
+  name: 'sqlite' | 'postgres';
+  available: boolean;
+  open(): Promise<{ uri: string; store: Store; dispose(): Promise<void> }>;
+}
+
+/**
+ * A store of `target` opened before the suite's tests and closed (and removed) after them; call inside a describe.
+ * Answers a getter: the store exists only once the suite has started.
+ */
+export function suiteStore(target: StoreTarget): () => Store {
+  let opened: Awaited<ReturnType<StoreTarget['open']>> | undefined;
+  beforeAll(async () => {
+    opened = await target.open();
+  });
+  afterAll(async () => {
+    if (!opened) return;
+    await opened.store.close();
+    await opened.dispose();
+  });
+  return () => {
+    if (!opened) throw new Error('the suite store is opened before the tests run');
+    return opened.store;
+  };
+}
+
+/** The stores every store/API suite runs on. PostgreSQL missing: a loud skip, or a failure under REQUIRE_SERVICES=1. */
+export async function storeTargets(): Promise<StoreTarget[]> {
+  const pgUp = await postgresAvailable('the PostgreSQL variants of these suites are');
+  return [
+    {
+      name: 'sqlite',
+      available: true,
+      async open() {
+        const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-'));
+        const uri = `file:${join(dir, 'test.db')}`;
+        const store = await openStore(uri);
+        return { uri, store, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+      },
+    },
+    {
+      name: 'postgres',
+      available: pgUp,
+      async open() {
+        const schema = `t_${randomBytes(6).toString('hex')}`;
+        const store = await openStore(pgUrl, { schema });
+        return {
+          uri: pgUrl,
+          store,
+          dispose: () => dropPostgresSchema(schema),
+        };
+      },
+    },
+  ];
+}
+
+export interface TestApp {
+  url: string;
+  globalKey: string;
+  services: Services;
+  app: FastifyInstance;
+  dataDir: string;
+  /** Calls the API: path relative to /messenger unless it starts with '/'. The body is JSON of any shape the test inspects. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers field by field
+  api(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** The real app on a store of `target`; `env` overrides settings; `logger`: where its logs go (none by default). */
+export async function startApp(target: StoreTarget, env: Record<string, string> = {}, logger: Logger = silentLogger()): Promise<TestApp> {
+  const opened = await target.open();
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
+  const globalKey = `global-${randomBytes(8).toString('hex')}`;
+  const config = loadConfig({
+    AUTHENTICATION_API_KEY: globalKey,
+    DATA_DIR: dataDir,
+    DATABASE_CONNECTION_URI: opened.uri,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_RETRY_INITIAL_DELAY_SECONDS: '0.05',
+    WEBHOOK_RETRY_MAX_DELAY_SECONDS: '0.2',
+    // WhatsApp Web instances must never reach WhatsApp from tests: a closed loopback port instead.
+    WA_WEBSOCKET_URL: 'ws://127.0.0.1:9/ws/chat',
+    ...env,
+  });
+  const services = createServices({
+    config,
+    logger,
+    store: opened.store,
+    globalApiKey: globalKey,
+    secretsKey: randomBytes(32),
+  });
+  await services.start();
+  const app = await buildApp(services);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  config.serverUrl = url;
+  return {
+    url,
+    globalKey,
+    services,
+    app,
+    dataDir,
+    async api(method, path, options = {}) {
+      const key = options.key === undefined ? globalKey : options.key;
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (key !== null) headers.apikey = key;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const full = path.startsWith('/') ? `${url}${path}` : `${url}/messenger/${path}`;
+      const response = await fetch(full, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // Non-JSON answers (docs HTML) are returned as text.
+      }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await services.stop();
+      await opened.store.close();
+      await opened.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ReceivedEvent {
+  path: string;
+  headers: IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a delivered event body is inspected field by field
+  body: any;
+}
+
+/** A real HTTP receiver on loopback that records every webhook delivery. */
+export async function startReceiver(answer: (event: ReceivedEvent) => number = () => 200) {
+  const events: ReceivedEvent[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    req.on('end', () => {
+      const event = { path: req.url ?? '/', headers: req.headers, body: raw ? JSON.parse(raw) : null };
+      const status = answer(event);
+      if (status >= 200 && status < 300) events.push(event);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    events,
+    of(name: string, instance?: string) {
+      return events.filter((e) => e.body?.event === name && (!instance || e.body?.instance === instance));
+    },
+    async waitFor(predicate: (events: ReceivedEvent[]) => boolean, timeoutMs = 5000): Promise<void> {
+      await waitFor(() => predicate(events), timeoutMs, { what: () => `receiver: condition (got ${events.map((e) => e.body?.event).join(', ')})` });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A webhook receiver started by `startReceiver`. */
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** Creates a SANDBOX instance and links it through the QR flow with the given number. */
+export async function linkedSandbox(t: TestApp, name: string, number: string, extra: Record<string, unknown> = {}) {
+  const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX', qrcode: true, ...extra } });
+  if (created.status !== 201) throw new Error(`create ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+  const scan = await t.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number } });
+  if (scan.status !== 200) throw new Error(`scan ${name}: ${scan.status} ${JSON.stringify(scan.body)}`);
+  return { apikey: created.body.hash.apikey as string, id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string };
+}
