@@ -61,7 +61,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       const data = { readreceipts, profile, status, online, last, groupadd };
       const connector = runtime.attach(instance);
       // Stored either way; a linked account gets it now, an unlinked one when it links.
-      if (connector.state() === 'open') await connector.updatePrivacy(data);
+      if (connector.state() === 'open') await connector.privacy?.updatePrivacy(data);
       await services.instances.updatePrivacy(instance, data);
       return reply.status(201).send({ update: 'success', data });
     },
@@ -84,11 +84,11 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       if (!presence) throw invalidInput(`presence is required: one of ${presences.join(', ')}`);
       const chat = toJid(number);
       const connector = linkedConnector(instance, 'sending a presence');
-      await connector.sendPresence(chat, presence);
+      await connector.presence?.sendPresence(chat, presence);
       if (delay > 0 && presence !== 'paused' && presence !== 'available' && presence !== 'unavailable') {
         // The presence ends after `delay` without holding the request open.
         const timer = setTimeout(() => {
-          if (connector.state() === 'open') void connector.sendPresence(chat, 'paused').catch(() => undefined);
+          if (connector.state() === 'open') void connector.presence?.sendPresence(chat, 'paused').catch(() => undefined);
         }, delay);
         timer.unref();
       }
@@ -102,7 +102,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     async (request, reply) => {
       const instance = pathInstance(request);
       const connector = linkedConnector(instance, 'marking messages read');
-      await connector.markRead(request.body.readMessages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
+      await connector.messaging.markRead(request.body.readMessages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
       return reply.status(201).send({ message: 'Read messages', read: 'success' });
     },
   );

@@ -204,7 +204,7 @@ export class SendWorkers {
    * a connector that does not answer synchronously): they share the writes around the sends.
    */
   private plainRun(instanceId: string, rows: Selectable<SendQueueTable>[], start: number): Selectable<SendQueueTable>[] {
-    if (this.deps.connectorOf(instanceId)?.acknowledgesSynchronously) return [];
+    if (this.deps.connectorOf(instanceId)?.messaging.acknowledgesSynchronously) return [];
     const now = Date.now();
     const run: Selectable<SendQueueTable>[] = [];
     // While the API is busy, a shorter stretch between two turns of request handling.
@@ -316,7 +316,7 @@ export class SendWorkers {
     const signal = this.aborts.get(instanceId)?.signal;
     try {
       if (payload.delay > 0) {
-        await connector.sendPresence(row.chat_jid, 'composing');
+        await connector.presence?.sendPresence(row.chat_jid, 'composing');
         try {
           await sleep(payload.delay, undefined, { signal });
         } catch (error) {
@@ -324,9 +324,9 @@ export class SendWorkers {
           throw error;
         }
         // As Evolution and WhatsApp clients do: typing ends, then the message goes.
-        await connector.sendPresence(row.chat_jid, 'paused');
+        await connector.presence?.sendPresence(row.chat_jid, 'paused');
       }
-      await connector.send(outboundOf(payload, record?.content));
+      await connector.messaging.send(outboundOf(payload, record?.content));
     } catch (error) {
       return this.failed(instance, row, payload, attempt, error);
     }
@@ -393,7 +393,7 @@ export class SendWorkers {
  * after the other, letting other work in every few ms. Stops at the first failure.
  */
 async function sendInOrder(connector: Connector, messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }> {
-  if (connector.sendMany) return connector.sendMany(messages);
+  if (connector.messaging.sendMany) return connector.messaging.sendMany(messages);
   let lastYield = performance.now();
   for (let sent = 0; sent < messages.length; sent++) {
     // Requests and deliveries waiting on I/O get their turn (p99 of the API, webhook lag).
@@ -402,7 +402,7 @@ async function sendInOrder(connector: Connector, messages: OutboundMessage[]): P
       lastYield = performance.now();
     }
     try {
-      await connector.send(messages[sent]);
+      await connector.messaging.send(messages[sent]);
     } catch (error) {
       return { sent, error };
     }

@@ -86,7 +86,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   /** Uploads now where the connector can; otherwise the plaintext is kept for the connector to upload at send time. */
   const uploadFor = async (instance: Instance, media: PreparedMedia) => {
     const connector = runtime.attach(instance);
-    const uploaded = connector.uploadMedia ? await connector.uploadMedia(media.encrypted, media.kind) : { url: '', directPath: '' };
+    const uploaded = connector.messaging.uploadMedia ? await connector.messaging.uploadMedia(media.encrypted, media.kind) : { url: '', directPath: '' };
     // Not uploaded (a connector that uploads at send time, or one not connected yet): keep the bytes for the send.
     return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
   };
@@ -111,7 +111,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
    * would hold the request).
    */
   const awaitsFirstAttempt = (connector: Connector, delay: number | undefined) =>
-    connector.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
+    connector.messaging.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
 
   async function send(
     request: FastifyRequest,
@@ -138,7 +138,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       async () => {
         const built = await build(instance);
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
-        connector.check?.(built);
+        connector.messaging.check?.(built);
         return built;
       },
     );
