@@ -16,11 +16,9 @@ import { webhookRoutes } from './sinks/webhook/routes.js';
 import { websocketRoutes } from './sinks/websocket/routes.js';
 import { messageRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
-import { sandboxRoutes } from './connectors/sandbox/routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
-import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
 import { brokerRoutes } from './sinks/brokers/routes.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -73,15 +71,22 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(metaRoutes, { services });
   await app.register(
     async (api) => {
-      await api.register(instanceRoutes, { services });
-      await api.register(settingsRoutes, { services });
+      await api.register(instanceRoutes, {
+        instances: services.instances,
+        keys: services.registry,
+        kinds: services.kinds,
+        sinkCreation: services.sinkCreation,
+        serverUrl: config.serverUrl,
+        logger: services.logger,
+      });
+      await api.register(settingsRoutes, { instances: services.instances });
       await api.register(webhookRoutes, { services });
       await api.register(websocketRoutes, { services });
       await api.register(messageRoutes, { services });
       await api.register(chatRoutes, { services });
-      await api.register(sandboxRoutes, { services });
       await api.register(brokerRoutes, { services });
-      await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });
+      // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
+      for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },
     { prefix: '/messenger' },
   );

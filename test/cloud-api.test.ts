@@ -17,7 +17,8 @@ import {
   type Connector,
   type OutboundMessage,
 } from '../src/core/connector.js';
-import { CloudApiConnector, cloudApiConnectorFactory, cloudApiWebhookRoutes, type CloudApiSettings } from '../src/connectors/cloud-api/index.js';
+import { CloudApiConnector, cloudApiConnectorFactory, type CloudApiSettings } from '../src/connectors/cloud-api/index.js';
+import { cloudApiWebhookRoutes } from '../src/connectors/cloud-api/webhook.routes.js';
 import type { Instance } from '../src/core/instance.js';
 import type { Services } from '../src/services.js';
 import { statusOf } from '../src/platform/http/error-envelope.js';
@@ -363,7 +364,13 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       registerErrorHandling(app);
       // The real auth hook runs first: the routes must be reachable without any key.
       registerAuth(app, services.globalApiKey, services.registry);
-      await app.register(cloudApiWebhookRoutes, { prefix: '/messenger', services, settings: s });
+      await app.register(cloudApiWebhookRoutes, {
+        prefix: '/messenger',
+        settings: s,
+        host: services.connectorHost,
+        instances: () => services.registry.all(),
+        logger: services.logger,
+      });
       await app.listen({ port: 0, host: '127.0.0.1' });
       return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/messenger/webhook/meta` };
     }
@@ -389,12 +396,12 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
 
     /** The runtime's connector once the core builds ours for WHATSAPP-BUSINESS; until then one of ours on the same host. */
     async function connectorFor(instance: Instance, s: Partial<CloudApiSettings> = {}): Promise<Connector> {
-      const attached = t.services.runtime.attach(instance);
+      const attached = t.services.lifecycle.attach(instance);
       if (attached instanceof CloudApiConnector && Object.keys(s).length === 0) {
-        await t.services.runtime.connect(instance);
+        await t.services.lifecycle.connect(instance);
         return attached;
       }
-      const own = cloudApiConnectorFactory({ settings: { ...settings, ...s }, logger: silentLogger() })(instance, t.services.runtime);
+      const own = cloudApiConnectorFactory({ settings: { ...settings, ...s }, logger: silentLogger() })(instance, t.services.connectorHost);
       await own.start();
       return own;
     }
@@ -417,7 +424,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       t.services.store.db.selectFrom('messages').selectAll().where('instance_id', '=', instance.id).execute();
 
     const wamidOf = async (instance: Instance, keyId: string) =>
-      (await t.services.runtime.sessionKeys.get(instance.id, 'cloud-api.key', [keyId]))[keyId];
+      (await t.services.connectorHost.sessionKeys.get(instance.id, 'cloud-api.key', [keyId]))[keyId];
 
     beforeAll(async () => {
       graph = new FakeGraph(version, [phoneA, phoneB], metaToken);
@@ -435,7 +442,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       hooks = started.app;
       callbackUrl = started.url;
       const probe = await createMeta(phoneB);
-      wired = t.services.runtime.attach(probe) instanceof CloudApiConnector;
+      wired = t.services.lifecycle.attach(probe) instanceof CloudApiConnector;
     });
 
     afterAll(async () => {
@@ -700,11 +707,10 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect((status as ProviderError).messages[0]).toMatch(/WHATSAPP-BUSINESS cannot post statuses/);
       const group = await connector.messaging.send(outbound({ conversation: 'hi all' }, { remoteJid: '120363025246125486@g.us' })).catch((e: unknown) => e);
       expect((group as ProviderError).messages[0]).toMatch(/WHATSAPP-BUSINESS cannot send to group chats/);
-      await expect(connector.updatePrivacy({ readreceipts: 'all', profile: 'all', status: 'all', online: 'all', last: 'all', groupadd: 'all' })).rejects.toBeInstanceOf(
-        UnsupportedOperationError,
-      );
+      // No privacy module: the kind's capabilities say so, and the API refuses before any connector is asked.
+      expect(() => t.services.kinds.assertCan(instance, 'privacy')).toThrow(UnsupportedOperationError);
       // A send's delay calls for typing; the Cloud API has none, so that is a quiet no-op.
-      await expect(connector.sendPresence(`${customer}@s.whatsapp.net`, 'composing')).resolves.toBeUndefined();
+      await expect(Promise.resolve(connector.presence?.sendPresence(`${customer}@s.whatsapp.net`, 'composing'))).resolves.toBeUndefined();
       expect(graph.calls.length).toBe(before);
     });
 
@@ -952,7 +958,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: a refused send repeated with its Idempotency-Key is answered the same refusal, not sent again', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       graph.allowed = new Set(['4915100000000']);
       try {
@@ -973,7 +979,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: a send Graph could never take is refused before it is stored or announced', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       const before = graph.messageCalls().length;
       const group = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: '120363025555555555@g.us', text: 'to a group' } });
@@ -991,7 +997,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: a Graph outage on markMessageAsRead is a 503 to retry; a delayed or unlinked send is answered at once', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       graph.answerNext(new RegExp(`/${phoneA}/messages$`), graphError(500, 131000, 'Something went wrong', 'Something went wrong'));
       const read = await t.api('POST', `chat/markMessageAsRead/${instance.name}`, {
@@ -1018,7 +1024,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: sendText reaches Graph; a Graph refusal answers the error envelope, never 201', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       const ok = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'via the API' } });
       expect(ok.status).toBe(201);

@@ -240,7 +240,7 @@ async function world(options: { settings?: Partial<Settings>; number?: string; a
     settings: { ...defaultSettings, ...options.settings },
     sinks: [],
   });
-  const host = new RecordingHost(services.runtime);
+  const host = new RecordingHost(services.connectorHost);
   const sockets: FakeSocket[] = [];
   const autoOpen = options.autoOpen ?? true;
   const factory = createWhatsAppWebFactory({

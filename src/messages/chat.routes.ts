@@ -5,7 +5,6 @@ import type { Services } from '../services.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { invalidInput } from '../core/errors.js';
 import { createdAnswer, InstanceParams } from '../platform/http/schemas.js';
-import { assertSupported } from '../connectors/capabilities.js';
 import type { Presence } from '../core/connector.js';
 import { privacyValues, type Instance } from '../core/instance.js';
 import { toJid } from './jid.js';
@@ -40,7 +39,7 @@ const ReadBody = Type.Object({
 });
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { runtime } = services;
+  const { lifecycle: runtime } = services;
 
   const linkedConnector = (instance: Instance, what: string) => {
     const connector = runtime.attach(instance);
@@ -55,7 +54,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Change privacy settings', params: InstanceParams, body: PrivacyBody, response: createdAnswer('{update: "success", data: {…the six privacy fields}}') } },
     async (request, reply) => {
       const instance = pathInstance(request);
-      assertSupported(instance.integration, 'privacy');
+      services.kinds.assertCan(instance, 'privacy');
       // The six fields only: unknown keys of the body are ignored, neither stored nor echoed.
       const { readreceipts, profile, status, online, last, groupadd } = request.body;
       const data = { readreceipts, profile, status, online, last, groupadd };
@@ -75,7 +74,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      assertSupported(instance.integration, 'presence');
+      services.kinds.assertCan(instance, 'presence');
       const body = request.body;
       const number = body.number ?? body.options?.number;
       const presence = (body.presence ?? body.options?.presence) as Presence | undefined;

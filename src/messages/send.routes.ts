@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { invalidInput } from '../core/errors.js';
 import { InstanceParams, MessageResult, commonSendFields } from '../platform/http/schemas.js';
-import { assertSupported, type Operation } from '../connectors/capabilities.js';
+import type { Operation } from '../core/connector-kind.js';
 import type { Instance } from '../core/instance.js';
 import type { Connector } from '../core/connector.js';
 import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from './compose.js';
@@ -63,7 +63,7 @@ const StatusBody = Type.Object({
 type Common = { number: string; delay?: number; mentionsEveryOne?: boolean } & ContextInput;
 
 export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { config, sends, runtime, store } = services;
+  const { config, sends, lifecycle: runtime, store } = services;
 
   const route = <Body extends TSchema>(summary: string, body: Body) => ({
     config: { access: 'instance' as const },
@@ -121,7 +121,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     build: (instance: Instance) => Promise<BuiltMessage>,
   ) {
     const instance = pathInstance(request);
-    assertSupported(instance.integration, operation);
+    services.kinds.assertCan(instance, operation);
     const header = request.headers['idempotency-key'];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;
     const connector = runtime.attach(instance);
@@ -195,7 +195,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         if (!sections) throw invalidInput('values is required: an array of sections, each with rows');
         const remoteJid = recipientJid(body.number);
         // The Cloud API has real interactive lists; phones on WhatsApp Web links show polls reliably.
-        if (instance.integration === 'WHATSAPP-BUSINESS') return { remoteJid, ...listContent(body, sections) };
+        if (services.kinds.listsAreInteractive(instance)) return { remoteJid, ...listContent(body, sections) };
         const field = body.values ? 'values' : 'sections';
         const options = sections.flatMap((section) => section.rows.map((row) => row.title));
         // Options named by where they were given (values[1].rows[0].title), not by their place in the flattened poll.
