@@ -20,6 +20,7 @@ import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import { brokerRoutes } from './sinks/brokers/routes.js';
+import { legacySinkCreation } from './legacy-sink-creation.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
@@ -75,7 +76,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         instances: services.instances,
         keys: services.registry,
         kinds: services.kinds,
-        sinkCreation: services.sinkCreation,
+        sinkCreation: legacySinkCreation(services),
         serverUrl: config.serverUrl,
         logger: services.logger,
       });

@@ -24,9 +24,7 @@ import { KindRegistry } from './connectors/kind-registry.js';
 import { connectorKinds, type KindEntry } from './connectors/kinds.js';
 import { removeMediaBlobsOf, removeMessagesOf } from './messages/removal.js';
 import { removeEventLogOf, removeSinkSettingsOf } from './events/removal.js';
-import type { SinkCreation } from './core/event-sink.js';
 import type { Connector } from './core/connector.js';
-import { legacySinkCreation } from './legacy-sink-creation.js';
 import { Metrics } from './observability/metrics.js';
 import { EventRetention } from './events/retention.js';
 import { createBrokerRelays, type BrokerRelays } from './sinks/brokers/index.js';
@@ -47,8 +45,6 @@ export interface Services {
   /** Starts and stops connectors and send workers. */
   lifecycle: InstanceLifecycle;
   instances: InstanceService;
-  /** What the sinks add to instance creation. */
-  sinkCreation: SinkCreation;
   workers: SendWorkers;
   /** Told of every API request: background work lets a busy API go first. */
   priority: ApiPriority;
@@ -157,7 +153,6 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     connectorHost,
     lifecycle,
     instances,
-    sinkCreation: legacySinkCreation({ config, box }),
     workers,
     sends,
     webhooks,
