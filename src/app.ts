@@ -77,7 +77,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         keys: services.registry,
         kinds: services.kinds,
         sinkCreation: legacySinkCreation(services),
-        serverUrl: config.serverUrl,
+        serverUrl: () => config.serverUrl,
         logger: services.logger,
       });
       await api.register(settingsRoutes, { instances: services.instances });

@@ -13,6 +13,7 @@ import { silentLogger, type Logger } from '../src/platform/logger.js';
 import { openStore, type Store } from '../src/platform/store/db.js';
 import { createServices, type Services } from '../src/services.js';
 import { buildApp } from '../src/app.js';
+import type { KindEntry } from '../src/connectors/kinds.js';
 
 export const pgUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const requireServices = process.env.REQUIRE_SERVICES === '1';
@@ -114,7 +115,13 @@ export interface TestApp {
 }
 
 /** The real app on a store of `target`; `env` overrides settings; `logger`: where its logs go (none by default). */
-export async function startApp(target: StoreTarget, env: Record<string, string> = {}, logger: Logger = silentLogger()): Promise<TestApp> {
+export async function startApp(
+  target: StoreTarget,
+  env: Record<string, string> = {},
+  logger: Logger = silentLogger(),
+  /** The connector kinds to register instead of the service's four (a test adds one). */
+  kinds?: readonly KindEntry[],
+): Promise<TestApp> {
   const opened = await target.open();
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
   const globalKey = `global-${randomBytes(8).toString('hex')}`;
@@ -135,6 +142,7 @@ export async function startApp(target: StoreTarget, env: Record<string, string> 
     store: opened.store,
     globalApiKey: globalKey,
     secretsKey: randomBytes(32),
+    ...(kinds ? { kinds } : {}),
   });
   await services.start();
   const app = await buildApp(services);

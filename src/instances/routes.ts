@@ -19,7 +19,8 @@ export interface InstanceRouteOptions {
   kinds: ConnectorKinds;
   /** The destinations a create may ask for (webhook, websocket, brokers…): their body fields and parser. */
   sinkCreation: SinkCreation;
-  serverUrl: string;
+  /** Read at each answer (a test learns its port after building the app). */
+  serverUrl: () => string;
   logger: Logger;
 }
 
@@ -65,7 +66,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
             }
           : {}),
         status: linked ? 'open' : 'close',
-        serverUrl,
+        serverUrl: serverUrl(),
         apikey: keys.apikeyOf(instance),
         integration: { integration: instance.integration, ...kinds.of(instance.integration)?.listingAnswer?.(instance) },
       },
