@@ -23,7 +23,7 @@ export interface CloudApiConnectorDeps {
   fetchImpl?: FetchLike;
 }
 
-/** The factory the runtime keeps under `WHATSAPP-BUSINESS`. */
+/** The factory of the WHATSAPP-BUSINESS kind (kind.ts). */
 export function cloudApiConnectorFactory(deps: CloudApiConnectorDeps): ConnectorFactory {
   return (instance, host) => new CloudApiConnector(instance, host, deps);
 }
