@@ -14,13 +14,10 @@ import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
 import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
-import { sandboxRoutes } from './connectors/sandbox/routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
-import { cloudApiWebhookRoutes } from './connectors/cloud-api/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
-import { brokerRoutes } from './sinks/broker-relay/routes.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
@@ -77,15 +74,22 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(
     async (api) => {
-      await api.register(instanceRoutes, { services, sinkCreation: services.sinkCreation });
-      await api.register(settingsRoutes, { services });
+      await api.register(instanceRoutes, {
+        instances: services.instances,
+        keys: services.registry,
+        kinds: services.kinds,
+        sinkCreation: services.sinkCreation,
+        serverUrl: () => config.serverUrl,
+        logger: services.logger,
+      });
+      await api.register(settingsRoutes, { instances: services.instances });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
       await api.register(sendRoutes, { outgoing: services.outgoing });
       await api.register(chatRoutes, { chats: services.chats });
-      await api.register(sandboxRoutes, { services });
-      await api.register(cloudApiWebhookRoutes, { services, settings: services.cloudApi });
+      // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
+      for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },
     { prefix: '/messenger' },
   );

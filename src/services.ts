@@ -4,7 +4,10 @@ import type { Logger } from './platform/logger.js';
 import type { Store } from './platform/store/db.js';
 import { SecretsBox } from './platform/util/secrets-box.js';
 import { InstanceRegistry } from './instances/registry.js';
-import { InstanceRuntime } from './instances/runtime.js';
+import { InstanceLifecycle } from './instances/lifecycle.js';
+import { InstanceConnectorHost } from './instances/connector-host.js';
+import { InstanceRemoval } from './instances/removal.js';
+import { removeSessionsOf, SessionStore } from './instances/sessions.js';
 import { InstanceService } from './instances/service.js';
 import { SinkConfigs } from './events/sink-configs.js';
 import { EventWriter, type OutboxSink } from './events/writer.js';
@@ -18,17 +21,17 @@ import { ApiPriority } from './platform/util/api-priority.js';
 import { SendQueue } from './messages/send-queue.js';
 import { SendService } from './messages/send-service.js';
 import { SendOutcomes } from './messages/send-outcomes.js';
-import { SandboxNetwork } from './connectors/sandbox/network.js';
-import { evolutionConnector } from './connectors/evolution/index.js';
+import { KindRegistry } from './connectors/kind-registry.js';
+import { connectorKinds, type KindEntry } from './connectors/kinds.js';
+import { removeMediaBlobsOf, removeMessagesOf } from './messages/removal.js';
+import { removeEventLogOf, removeSinkSettingsOf } from './events/removal.js';
+import type { Connector } from './core/connector.js';
+import type { Instance } from './core/instance.js';
 import { Metrics } from './observability/metrics.js';
 import { EventRetention } from './events/retention.js';
 import { createEventSinks } from './sinks/list.js';
 import type { WebsocketSink } from './sinks/websocket/sink.js';
 import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
-import { cloudApiConnectorFactory, deriveVerifyToken, type CloudApiSettings } from './connectors/cloud-api/index.js';
-import { createWhatsAppWebFactory } from './connectors/whatsapp-web/index.js';
-import { assertSupported } from './connectors/capabilities.js';
-import type { ConnectorKinds } from './core/connector-kind.js';
 import { OutgoingMessages } from './messages/outgoing.js';
 import { ChatOperations } from './messages/chat-operations.js';
 
@@ -41,7 +44,12 @@ export interface Services {
   registry: InstanceRegistry;
   sinks: SinkConfigs;
   events: EventWriter;
-  runtime: InstanceRuntime;
+  /** The registered connector kinds: what each integration is and can do. */
+  kinds: KindRegistry;
+  /** Where connectors report; it stores and announces what they report. */
+  connectorHost: InstanceConnectorHost;
+  /** Starts and stops connectors and send workers. */
+  lifecycle: InstanceLifecycle;
   instances: InstanceService;
   workers: SendWorkers;
   /** Told of every API request: background work lets a busy API go first. */
@@ -51,7 +59,6 @@ export interface Services {
   outgoing: OutgoingMessages;
   /** Privacy, presence and read receipts through the live connection. */
   chats: ChatOperations;
-  sandbox: SandboxNetwork;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -61,8 +68,6 @@ export interface Services {
   websocket: WebsocketSink;
   /** What the sinks add to instance creation. */
   sinkCreation: SinkCreation;
-  /** WHATSAPP-BUSINESS settings with the verify token resolved. */
-  cloudApi: CloudApiSettings;
   /** Loads state and starts connections and workers. */
   start(): Promise<void>;
   /** Stops workers and connections (the store stays open). */
@@ -75,12 +80,14 @@ export interface ServiceOptions {
   store: Store;
   globalApiKey: string;
   secretsKey: Buffer;
+  /** The connector kinds to register (default: the four of src/connectors/kinds.ts); a test may add one. */
+  kinds?: readonly KindEntry[];
 }
 
 /** The API counts as busy for this long after a request arrived. */
 const apiBusyWindowMs = 20;
 
-export function createServices({ config, logger, store, globalApiKey, secretsKey }: ServiceOptions): Services {
+export function createServices({ config, logger, store, globalApiKey, secretsKey, kinds: kindEntries = connectorKinds }: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
   const registry = new InstanceRegistry(store.db, box);
   const sinks = new SinkConfigs(store.db);
@@ -104,7 +111,6 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
-  let runtime: InstanceRuntime | undefined;
   const outcomes = new SendOutcomes();
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
@@ -117,48 +123,38 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     events,
     statuses,
     instanceById: (id) => registry.byInstanceId(id),
-    connectorOf: (id) => runtime?.connectorOf(id),
+    // The lifecycle (below) drives the workers, and owns the connectors they send through.
+    connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
   });
-  let sandbox: SandboxNetwork | undefined;
-  const cloudApi: CloudApiSettings = { ...config.waBusiness, verifyToken: config.waBusiness.verifyToken ?? deriveVerifyToken(secretsKey) };
-  runtime = new InstanceRuntime({
-    db: store.db,
-    config,
-    logger,
-    registry,
-    events,
-    statuses,
-    workers,
-    factories: {
-      SANDBOX: (instance) => sandbox!.createConnector(instance),
-      EVOLUTION: evolutionConnector,
-      'WHATSAPP-BAILEYS': createWhatsAppWebFactory({ config, logger }),
-      'WHATSAPP-BUSINESS': cloudApiConnectorFactory({ settings: cloudApi, logger }),
-    },
-  });
-  const liveRuntime = runtime;
-  sandbox = new SandboxNetwork({
-    db: store.db,
-    config,
-    host: liveRuntime,
-    logger,
-    lookup: {
-      byId: (id) => registry.byInstanceId(id),
-      byOwnerJid: (jid) => registry.linkedSandboxByOwner(jid),
-    },
-  });
+  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db) });
+  // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
+  const removal = new InstanceRemoval();
+  removal.onRemove(removeMessagesOf);
+  removal.onRemove(removeSinkSettingsOf);
+  removal.onRemove(removeSessionsOf);
+  removal.onRemove(removeMediaBlobsOf);
+  const kinds = new KindRegistry(
+    kindEntries.map((entry) =>
+      entry({
+        config,
+        logger,
+        db: store.db,
+        host: connectorHost,
+        instances: { all: () => registry.all(), byId: (id) => registry.byInstanceId(id), byOwnerJid: (jid) => registry.byOwnerJid(jid) },
+        secretsKey,
+        onRemove: (hook) => removal.onRemove(hook),
+      }),
+    ),
+  );
+  removal.onRemove(removeEventLogOf);
+  const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, config, registry, runtime: liveRuntime, events, sinks, globalApiKey });
-  // Until the connector kinds are registered: what each integration can do, from its capabilities table.
-  const kinds: Pick<ConnectorKinds, 'assertCan' | 'listsAreInteractive'> = {
-    assertCan: (instance, operation) => assertSupported(instance.integration, operation),
-    listsAreInteractive: (instance) => instance.integration === 'WHATSAPP-BUSINESS',
-  };
-  const connectorOf = (instance: Parameters<InstanceRuntime['attach']>[0]) => liveRuntime.attach(instance);
+  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey });
+  const connectorOf = (instance: Instance) => lifecycle.attach(instance);
   const outgoing = new OutgoingMessages({
     db: store.db,
     sends,
@@ -178,32 +174,32 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     registry,
     sinks,
     events,
-    runtime: liveRuntime,
+    kinds,
+    connectorHost,
+    lifecycle,
     instances,
     workers,
     sends,
     outgoing,
     chats,
-    sandbox,
     webhooks,
     metrics,
     retention,
     eventSinks: eventSinks.list,
     websocket: eventSinks.websocket,
     sinkCreation: eventSinks.creation,
-    cloudApi,
     async start() {
       await registry.load();
       await sinks.load();
       for (const sink of eventSinks.list) await sink.start?.();
       workers.start();
       retention.start();
-      await liveRuntime.startAll();
+      await lifecycle.startAll();
     },
     async stop() {
       retention.stop();
       await workers.stop();
-      await liveRuntime.stopAll();
+      await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
     },
   };

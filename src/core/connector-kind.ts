@@ -4,7 +4,8 @@ import type { Connector, ConnectorHost } from './connector.js';
 import type { Instance } from './instance.js';
 
 /** The send operations of the API; a kind's messaging module says which of them it takes. */
-export type MessageOperation = 'text' | 'media' | 'list' | 'poll' | 'sticker' | 'status';
+export const messageOperations = ['text', 'media', 'list', 'poll', 'sticker', 'status'] as const;
+export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
 export type Operation = MessageOperation | 'presence' | 'privacy';
@@ -47,8 +48,26 @@ export interface ConnectorKind {
   alwaysOn: boolean;
   /** Checks and normalises the creation fields; throws a coded error naming the field to fix. */
   creationFields(input: CreationInput): CreationFields;
-  /** Extra fields of the create answer's `instance` object (beside instanceName, instanceId, integration, status). */
-  creationAnswer(instance: Instance): Record<string, unknown>;
+  /**
+   * Present when the kind links a new instance itself (the sandbox with SANDBOX_AUTO_LINK) instead of connecting it:
+   * `check` refuses, before anything exists, what `link` could not link; a throw of `link` removes the instance again.
+   */
+  linkAtCreation?: {
+    check(input: CreationInput): void;
+    link(instance: Instance, input: CreationInput): Promise<void>;
+  };
+  /**
+   * Extra fields of the create answer's `instance` object (beside instanceName, instanceId, integration, status, and
+   * Evolution's `webhook_wa_business: null` and `access_token_wa_business: ""` they may replace).
+   */
+  creationAnswer?(instance: Instance): Record<string, unknown>;
+  /** Extra fields of the `integration` object of an instance in listings (beside `integration`). */
+  listingAnswer?(instance: Instance): Record<string, unknown>;
+  /**
+   * Present when connect takes a phone number (WhatsApp Web's pairing code): checks it and answers the number to
+   * store; a different number given to connect replaces the stored one. Absent: connect ignores `number`.
+   */
+  pairingNumber?(number: string): string;
   /** The connector of one instance. */
   create(instance: Instance, host: ConnectorHost): Connector;
   /** The kind's own routes (registered under /messenger), if any. */
@@ -57,6 +76,7 @@ export interface ConnectorKind {
 
 /** The registered kinds, and the questions other features ask about an instance's kind. */
 export interface ConnectorKinds {
+  /** In the order registered; the first is the integration of a create that names none. */
   readonly names: readonly string[];
   of(integration: string): ConnectorKind | undefined;
   /** Throws `not_available` ("Method not available on <label> …") when the instance's kind cannot do `operation`. */

@@ -60,10 +60,46 @@ export class ProviderError extends CodedError {
   }
 }
 
-export type PrivacySettingsLike = PrivacySettings;
-
 export type Presence = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused';
 
+/** Sending and reading messages: the one module every connector has. */
+export interface MessagingModule {
+  send(message: OutboundMessage): Promise<void>;
+  /**
+   * Sends messages of one chat in this order, without waiting for each before the next goes (where the messenger
+   * allows that); answers how many were sent before the first failure, and that failure. Absent: one by one.
+   */
+  sendMany?(messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }>;
+  /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
+  uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
+  /**
+   * Throws when the connector could never send this message (a recipient or content its provider refuses), so the
+   * send is refused before it is stored, queued or announced.
+   */
+  check?(message: { remoteJid: string; content: Record<string, unknown> }): void;
+  /**
+   * True when a send's outcome is known at once (an HTTP provider): the API then waits for the first attempt and
+   * answers its error instead of 201.
+   */
+  readonly acknowledgesSynchronously?: boolean;
+  markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
+}
+
+/** Showing a presence (typing, recording…) in a chat. */
+export interface PresenceModule {
+  sendPresence(chatJid: string, presence: Presence): Promise<void>;
+}
+
+/** The account's privacy settings. */
+export interface PrivacyModule {
+  updatePrivacy(settings: PrivacySettings): Promise<void>;
+}
+
+/**
+ * One instance's connection to its messenger: the lifecycle, plus capability modules layered on it (as Baileys layers
+ * its socket). Messaging is always there; an absent module is an operation the kind cannot do (the API answers
+ * "Method not available on …" from the kind's capabilities, which name the same modules).
+ */
 export interface Connector {
   /** Connects using the stored session, or starts the linking flow (QR) when there is none. */
   start(): Promise<void>;
@@ -74,29 +110,11 @@ export interface Connector {
   state(): ConnectionState;
   /** The current QR code when the instance is waiting to be linked. */
   qr(): QrState | null;
-  send(message: OutboundMessage): Promise<void>;
-  /**
-   * Sends messages of one chat in this order, without waiting for each before the next goes (where the messenger
-   * allows that); answers how many were sent before the first failure, and that failure. Absent: one by one.
-   */
-  sendMany?(messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }>;
-  sendPresence(chatJid: string, presence: Presence): Promise<void>;
-  updatePrivacy(settings: PrivacySettings): Promise<void>;
-  markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
-  /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
-  uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
   /** When the connector last heard from the messenger (traffic or keep-alive), for truthful health. */
   lastActivityAt?(): number | null;
-  /**
-   * True when a send's outcome is known at once (an HTTP provider): the API then waits for the first attempt and
-   * answers its error instead of 201.
-   */
-  readonly acknowledgesSynchronously?: boolean;
-  /**
-   * Throws when the connector could never send this message (a recipient or content its provider refuses), so the
-   * send is refused before it is stored, queued or announced.
-   */
-  check?(message: { remoteJid: string; content: Record<string, unknown> }): void;
+  readonly messaging: MessagingModule;
+  readonly presence?: PresenceModule;
+  readonly privacy?: PrivacyModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */

@@ -1,7 +1,7 @@
 // The instance as the service sees it: identity, integration kind, link state and behaviour settings.
 
-export const integrations = ['WHATSAPP-BAILEYS', 'WHATSAPP-BUSINESS', 'EVOLUTION', 'SANDBOX'] as const;
-export type Integration = (typeof integrations)[number];
+/** The name of a registered connector kind (`WHATSAPP-BAILEYS`, `SANDBOX`…): the kinds list says which exist. */
+export type Integration = string;
 
 export type ConnectionState = 'open' | 'connecting' | 'close';
 

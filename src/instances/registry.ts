@@ -117,10 +117,9 @@ export class InstanceRegistry {
     return this.byId.get(id);
   }
 
-  /** The linked SANDBOX instance whose account has this address. */
-  linkedSandboxByOwner(jid: string): Instance | undefined {
-    const instance = this.byOwner.get(jid);
-    return instance && instance.status === 'open' && instance.integration === 'SANDBOX' ? instance : undefined;
+  /** The instance whose linked account has this address (as last linked: check its status). */
+  byOwnerJid(jid: string): Instance | undefined {
+    return this.byOwner.get(jid);
   }
 
   byApiKey(key: string): Instance | undefined {
@@ -242,29 +241,9 @@ export class InstanceRegistry {
     if (Number(claimed.numUpdatedRows) === 0) throw notFound(`The "${instance.name}" instance does not exist`);
   }
 
-  /** Removes the instance and everything stored for it. */
+  /** Removes the instance's row (what features keep of it goes by their removal hooks, run before). */
   async remove(unit: Unit, instance: Instance): Promise<void> {
-    const id = instance.id;
-    const tx = unit.tx;
-    await tx.deleteFrom('send_queue').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('message_status').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('messages').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('event_sinks').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('sessions').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('session_keys').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('media_blobs').where('instance_id', '=', id).execute();
-    await tx.deleteFrom('sandbox_codes').where('instance_id', '=', id).execute();
-    // Deliveries still owed to the instance's webhook stay (they carry its settings: `keepPendingDeliveries`).
-    await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').where('state', '!=', 'pending').execute();
-    // The instance's event log goes too, except events still owed to the global webhook or not yet relayed to a broker.
-    const relayed = await tx.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).executeTakeFirst();
-    let purge = tx
-      .deleteFrom('outbox')
-      .where('instance_id', '=', id)
-      .where('id', 'not in', tx.selectFrom('deliveries').select('event_id').where('instance_id', '=', id));
-    if (relayed?.seq !== null && relayed?.seq !== undefined) purge = purge.where('seq', '<=', Number(relayed.seq));
-    await purge.execute();
-    await tx.deleteFrom('instances').where('id', '=', id).execute();
+    await unit.tx.deleteFrom('instances').where('id', '=', instance.id).execute();
     unit.afterCommit(() => this.forget(instance));
   }
 

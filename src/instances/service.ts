@@ -1,14 +1,19 @@
-// Instance operations behind the API: create, delete, settings, privacy and event-destination settings.
+// Instance use cases behind the API: create, find, connect, restart, log out, delete, settings, privacy, destinations.
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
 import type { Db } from '../platform/store/db.js';
 import { inUnit } from '../platform/store/unit.js';
 import type { EventWriter } from '../events/writer.js';
-import type { SinkConfig, SinkConfigs, SinkKind } from '../events/sink-configs.js';
+import type { SinkConfigs } from '../events/sink-configs.js';
 import { invalidInput, forbidden, notFound } from '../core/errors.js';
+import type { ConnectorKind, ConnectorKinds } from '../core/connector-kind.js';
+import type { ConnectionState } from '../core/instance.js';
+import type { QrState } from '../core/connector.js';
+import type { SinkConfig, SinkKind } from '../core/event-sink.js';
 import { generateApiKey } from '../platform/util/api-keys.js';
 import type { InstanceRegistry } from './registry.js';
-import type { InstanceRuntime } from './runtime.js';
+import type { InstanceLifecycle } from './lifecycle.js';
+import type { InstanceRemoval } from './removal.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 import type { Instance, Integration, PrivacySettings, Settings } from '../core/instance.js';
 
@@ -18,9 +23,14 @@ export interface CreateInstanceInput {
   token?: string;
   number?: string;
   businessId?: string;
+  /** Connect at creation and answer the QR code. */
+  qrcode?: boolean;
   settings: Settings;
   sinks: { kind: SinkKind; config: SinkConfig }[];
 }
+
+/** A connection as connect and restart answer it: open, or the QR code while linking. */
+export type ConnectionAnswer = { state: 'open' } | { state: Exclude<ConnectionState, 'open'>; qr: QrState | null };
 
 const minClientKeyLength = 16;
 
@@ -31,9 +41,12 @@ export class InstanceService {
   constructor(
     private readonly deps: {
       db: Db;
-      config: Config;
+      logger: Logger;
       registry: InstanceRegistry;
-      runtime: InstanceRuntime;
+      kinds: ConnectorKinds;
+      lifecycle: InstanceLifecycle;
+      /** What every feature keeps of an instance, deleted with it. */
+      removal: InstanceRemoval;
       events: EventWriter;
       sinks: SinkConfigs;
       /** The global API key: an instance key must never be it. */
@@ -41,19 +54,38 @@ export class InstanceService {
     },
   ) {}
 
-  async create(input: CreateInstanceInput): Promise<{ instance: Instance; apikey: string }> {
+  /**
+   * Creates an instance with its destinations, then links it (a kind that links at creation) or connects it (an
+   * always-on kind, or when the QR code is asked for). Answers the QR code when asked.
+   */
+  async create(input: CreateInstanceInput): Promise<{ instance: Instance; apikey: string; qrcode?: QrState | null }> {
+    const kind = this.kindOf(input.integration);
+    // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).
+    kind.linkAtCreation?.check(input);
+    const { instance, apikey } = await this.insert(input, kind);
+    let qrcode: QrState | null | undefined;
+    if (kind.linkAtCreation) {
+      try {
+        await kind.linkAtCreation.link(instance, input);
+      } catch (error) {
+        // Another instance took the number meanwhile: the refused create leaves no instance behind.
+        await this.remove(instance);
+        throw error;
+      }
+    } else if (kind.alwaysOn || input.qrcode) {
+      const connector = await this.deps.lifecycle.connect(instance);
+      if (input.qrcode) qrcode = connector.qr();
+    }
+    this.deps.logger.info({ instance: instance.name, integration: kind.name }, 'instance created');
+    return { instance, apikey, ...(qrcode !== undefined ? { qrcode } : {}) };
+  }
+
+  private async insert(input: CreateInstanceInput, kind: ConnectorKind): Promise<{ instance: Instance; apikey: string }> {
     const { registry } = this.deps;
     if (registry.byInstanceName(input.name)) throw forbidden(`This name "${input.name}" is already in use.`);
-    const businessToken = input.integration === 'WHATSAPP-BUSINESS' ? input.token : undefined;
-    if (input.integration === 'WHATSAPP-BUSINESS') {
-      if (!input.token) throw invalidInput('token is required for WHATSAPP-BUSINESS (the Meta access token)');
-      if (!input.number) throw invalidInput('number is required for WHATSAPP-BUSINESS (the phone-number id)');
-      if (!/^\d+$/.test(input.number)) throw invalidInput('number must be the phone-number id Meta shows for the number (digits only) for WHATSAPP-BUSINESS');
-    }
-    // WhatsApp Web takes the number for a pairing code: the same rule as connect's, checked before anything is stored.
-    const number = input.integration === 'WHATSAPP-BAILEYS' && input.number !== undefined ? pairingNumber(input.number) : input.number;
+    const fields = kind.creationFields(input);
     let apikey = generateApiKey();
-    if (input.token && input.integration !== 'WHATSAPP-BUSINESS') {
+    if (input.token && fields.tokenIsApiKey) {
       if (input.token.length < minClientKeyLength) {
         throw invalidInput(`token must be at least ${minClientKeyLength} characters (it becomes the instance API key); omit it to get a generated key`);
       }
@@ -75,11 +107,11 @@ export class InstanceService {
         const created = await registry.insert(unit, {
           id,
           name: input.name,
-          integration: input.integration,
+          integration: kind.name,
           apikey,
-          number: number ?? null,
+          number: fields.number,
           businessId: input.businessId ?? null,
-          providerToken: businessToken ?? null,
+          providerToken: fields.providerToken,
           settings: input.settings,
         });
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
@@ -97,8 +129,64 @@ export class InstanceService {
       if (isUniqueViolation(error)) throw forbidden(`This name "${input.name}" is already in use.`);
       throw error;
     }
-    this.deps.runtime.attach(instance);
+    this.deps.lifecycle.attach(instance);
     return { instance, apikey };
+  }
+
+  /**
+   * The instances a caller asks for: all, or those of a name and/or id (none found is a 404). An instance key sees
+   * only its own instance (asking for another is a 403).
+   */
+  find(query: { instanceName?: string; instanceId?: string }, own?: Instance): Instance[] {
+    const { registry } = this.deps;
+    const { instanceName, instanceId } = query;
+    if (own) {
+      const current = registry.byInstanceId(own.id) ?? own;
+      if ((instanceName && instanceName !== current.name) || (instanceId && instanceId !== current.id)) {
+        throw forbidden(`the API key does not grant access to instance "${instanceName ?? instanceId}"`);
+      }
+      return [current];
+    }
+    let list = registry.all();
+    if (instanceName) list = list.filter((i) => i.name === instanceName);
+    if (instanceId) list = list.filter((i) => i.id === instanceId);
+    if ((instanceName || instanceId) && list.length === 0) {
+      const both = instanceName && instanceId && registry.byInstanceName(instanceName);
+      throw notFound(both ? `Instance "${instanceName}" does not have the id "${instanceId}"` : `Instance "${instanceName ?? instanceId}" not found`);
+    }
+    return list;
+  }
+
+  /**
+   * Connects (or answers the QR code of the linking under way). A number asks for a pairing code (WhatsApp Web) instead
+   * of scanning the QR code; kinds that take none keep their stored number (WHATSAPP-BUSINESS: the phone-number id;
+   * EVOLUTION: the routing id), whatever the request says.
+   */
+  async connect(instance: Instance, number?: string): Promise<ConnectionAnswer> {
+    const kind = this.kindOf(instance.integration);
+    let current = instance;
+    if (kind.pairingNumber && number && number !== instance.number) {
+      const digits = kind.pairingNumber(number);
+      current = await inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
+    }
+    return connectionAnswer(await this.deps.lifecycle.connect(current));
+  }
+
+  async restart(instance: Instance): Promise<ConnectionAnswer> {
+    return connectionAnswer(await this.deps.lifecycle.restart(instance));
+  }
+
+  /** The live state, and when the connection last heard from the messenger (truthful health), where known. */
+  connectionState(instance: Instance): { state: ConnectionState; lastActivityAt: number | null } {
+    const connector = this.deps.lifecycle.connectorOf(instance.id);
+    return { state: connector?.state() ?? instance.status, lastActivityAt: connector?.lastActivityAt?.() ?? null };
+  }
+
+  /** Unlinks the account; an instance not connected is refused. */
+  async logout(instance: Instance): Promise<void> {
+    const state = this.deps.lifecycle.connectorOf(instance.id)?.state() ?? 'close';
+    if (state === 'close') throw invalidInput(`The "${instance.name}" instance is not connected`);
+    await this.deps.lifecycle.logout(instance);
   }
 
   /**
@@ -123,7 +211,7 @@ export class InstanceService {
   }
 
   private async removeNow(instance: Instance): Promise<void> {
-    await this.deps.runtime.detach(instance);
+    await this.deps.lifecycle.detach(instance);
     await inUnit(this.deps.db, async (unit) => {
       // Claimed first: a delete on another node waits for this one and then finds nothing, so the farewell events
       // are written once.
@@ -133,6 +221,7 @@ export class InstanceService {
       this.deps.events.emit(unit, source, 'INSTANCE_DELETE', { instanceName: instance.name, instanceId: instance.id }, { farewell: true });
       this.deps.events.emit(unit, source, 'REMOVE_INSTANCE', null, { farewell: true });
       await this.deps.events.keepPendingDeliveries(unit.tx, instance.id);
+      await this.deps.removal.run(unit, instance);
       await this.deps.registry.remove(unit, instance);
       unit.afterCommit(() => this.deps.sinks.forget(instance.id));
     });
@@ -141,13 +230,6 @@ export class InstanceService {
   /** Changes the settings given; the others keep their value. */
   async updateSettings(instance: Instance, changes: Partial<Settings>): Promise<Instance> {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, changes));
-  }
-
-  /** The phone number used for a pairing code (WhatsApp Web) on the next connection. */
-  async updateNumber(instance: Instance, number: string): Promise<Instance> {
-    const digits = pairingNumber(number);
-    if (!digits) throw invalidInput(pairingNumberRule);
-    return inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
   }
 
   async updatePrivacy(instance: Instance, privacy: PrivacySettings): Promise<Instance> {
@@ -161,6 +243,17 @@ export class InstanceService {
       await this.deps.sinks.set(unit, instance.id, kind, config);
     });
   }
+
+  private kindOf(integration: Integration): ConnectorKind {
+    const kind = this.deps.kinds.of(integration);
+    if (!kind) throw invalidInput(`integration must be one of: ${this.deps.kinds.names.join(', ')}`);
+    return kind;
+  }
+}
+
+function connectionAnswer(connector: { state(): ConnectionState; qr(): QrState | null }): ConnectionAnswer {
+  const state = connector.state();
+  return state === 'open' ? { state } : { state, qr: connector.qr() };
 }
 
 /** The column a unique violation is about, where the driver says (PostgreSQL's constraint and detail, SQLite's message). */
@@ -168,19 +261,6 @@ function violatedColumn(error: unknown): string | undefined {
   const e = error as { constraint?: string; detail?: string; message?: string };
   const text = `${e?.constraint ?? ''} ${e?.detail ?? ''} ${e?.message ?? ''}`;
   return /apikey_hash/.test(text) ? 'apikey_hash' : undefined;
-}
-
-/**
- * The digits of a number for a WhatsApp Web pairing code (spaces, `+`, dashes and parentheses dropped); an empty
- * one means none (clients send `""` for fields they leave out).
- */
-const pairingNumberRule = 'number must be a phone number with country code, 5 to 15 digits';
-
-function pairingNumber(number: string): string | undefined {
-  const digits = number.replace(/[\s+()-]/g, '');
-  if (digits === '') return undefined;
-  if (!/^\d{5,15}$/.test(digits)) throw invalidInput(pairingNumberRule);
-  return digits;
 }
 
 function isUniqueViolation(error: unknown): boolean {

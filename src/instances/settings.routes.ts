@@ -1,14 +1,14 @@
 // Behaviour settings of an instance: set and find.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../services.js';
+import type { InstanceService } from './service.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { createdAnswer, InstanceParams, settingsFields } from '../platform/http/schemas.js';
 import { settingsSnake } from '../core/instance.js';
 
 const SettingsBody = Type.Object(settingsFields);
 
-export const settingsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<InstanceService, 'updateSettings'> }> = async (app, { instances }) => {
   app.post(
     '/settings/set/:instance',
     {
@@ -17,7 +17,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      const updated = await services.instances.updateSettings(instance, request.body);
+      const updated = await instances.updateSettings(instance, request.body);
       return reply.status(201).send({ settings: { instanceName: updated.name, settings: settingsSnake(updated.settings, false) } });
     },
   );

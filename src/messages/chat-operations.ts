@@ -26,7 +26,7 @@ export class ChatOperations {
   async updatePrivacy(instance: Instance, privacy: PrivacySettings): Promise<void> {
     this.deps.kinds.assertCan(instance, 'privacy');
     const connector = this.deps.connectorOf(instance);
-    if (connector.state() === 'open') await connector.updatePrivacy(privacy);
+    if (connector.state() === 'open') await connector.privacy?.updatePrivacy(privacy);
     await this.deps.storePrivacy(instance, privacy);
   }
 
@@ -38,10 +38,10 @@ export class ChatOperations {
     if (!presence) throw invalidInput(`presence is required: one of ${presences.join(', ')}`);
     const chat = toJid(number);
     const connector = this.linkedConnector(instance, 'sending a presence');
-    await connector.sendPresence(chat, presence);
+    await connector.presence?.sendPresence(chat, presence);
     if (delay > 0 && endsAfterDelay(presence)) {
       const timer = setTimeout(() => {
-        if (connector.state() === 'open') void connector.sendPresence(chat, 'paused').catch(() => undefined);
+        if (connector.state() === 'open') void connector.presence?.sendPresence(chat, 'paused').catch(() => undefined);
       }, delay);
       timer.unref();
     }
@@ -49,7 +49,7 @@ export class ChatOperations {
 
   async markRead(instance: Instance, messages: { remoteJid: string; id: string }[]): Promise<void> {
     const connector = this.linkedConnector(instance, 'marking messages read');
-    await connector.markRead(messages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
+    await connector.messaging.markRead(messages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
   }
 
   private linkedConnector(instance: Instance, what: string): Connector {

@@ -12,7 +12,7 @@ const yieldEveryMs = 2;
  * after the other, letting other work in every few ms. Stops at the first failure.
  */
 export async function sendInOrder(connector: Connector, messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }> {
-  if (connector.sendMany) return connector.sendMany(messages);
+  if (connector.messaging.sendMany) return connector.messaging.sendMany(messages);
   let lastYield = performance.now();
   for (let sent = 0; sent < messages.length; sent++) {
     // Requests and deliveries waiting on I/O get their turn (p99 of the API, webhook lag).
@@ -21,7 +21,7 @@ export async function sendInOrder(connector: Connector, messages: OutboundMessag
       lastYield = performance.now();
     }
     try {
-      await connector.send(messages[sent]);
+      await connector.messaging.send(messages[sent]);
     } catch (error) {
       return { sent, error };
     }
@@ -35,7 +35,7 @@ export async function sendInOrder(connector: Connector, messages: OutboundMessag
  */
 export async function sendAfterTyping(connector: Connector, chat: string, message: OutboundMessage, delayMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   if (delayMs > 0) {
-    await connector.sendPresence(chat, 'composing');
+    await connector.presence?.sendPresence(chat, 'composing');
     try {
       await sleep(delayMs, undefined, { signal });
     } catch (error) {
@@ -43,8 +43,8 @@ export async function sendAfterTyping(connector: Connector, chat: string, messag
       throw error;
     }
     // As Evolution and WhatsApp clients do: typing ends, then the message goes.
-    await connector.sendPresence(chat, 'paused');
+    await connector.presence?.sendPresence(chat, 'paused');
   }
-  await connector.send(message);
+  await connector.messaging.send(message);
   return true;
 }

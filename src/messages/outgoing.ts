@@ -131,7 +131,7 @@ export class OutgoingMessages {
       async () => {
         const built = await build();
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
-        connector.check?.(built);
+        connector.messaging.check?.(built);
         return built;
       },
     );
@@ -146,8 +146,8 @@ export class OutgoingMessages {
 
   /** Uploads now where the connector can; otherwise the plaintext is kept for the connector to upload at send time. */
   private async uploadFor(instance: Instance, media: PreparedMedia) {
-    const connector = this.deps.connectorOf(instance);
-    const uploaded = connector.uploadMedia ? await connector.uploadMedia(media.encrypted, media.kind) : { url: '', directPath: '' };
+    const { messaging } = this.deps.connectorOf(instance);
+    const uploaded = messaging.uploadMedia ? await messaging.uploadMedia(media.encrypted, media.kind) : { url: '', directPath: '' };
     // Not uploaded (a connector that uploads at send time, or one not connected yet): keep the bytes for the send.
     return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
   }
@@ -169,5 +169,5 @@ export class OutgoingMessages {
  * would hold the request).
  */
 function awaitsFirstAttempt(connector: Connector, delay: number | undefined): boolean {
-  return connector.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
+  return connector.messaging.acknowledgesSynchronously === true && connector.state() === 'open' && !delay;
 }

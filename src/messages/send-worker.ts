@@ -136,7 +136,7 @@ export class SendWorkers {
    * a connector that does not answer synchronously): they share the writes around the sends.
    */
   private plainRun(instanceId: string, rows: QueueRow[], start: number): QueueRow[] {
-    if (this.deps.connectorOf(instanceId)?.acknowledgesSynchronously) return [];
+    if (this.deps.connectorOf(instanceId)?.messaging.acknowledgesSynchronously) return [];
     const now = Date.now();
     const run: QueueRow[] = [];
     // While the API is busy, a shorter stretch between two turns of request handling.

@@ -14,6 +14,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
 import { dropPostgresSchema, pgUrl, postgresAvailable } from './postgres.js';
 import { waitFor } from './wait.js';
+import type { KindEntry } from '../../src/connectors/kinds.js';
 
 export interface StoreTarget {
   name: 'sqlite' | 'postgres';
@@ -84,7 +85,13 @@ export interface TestApp {
 }
 
 /** The real app on a store of `target`; `env` overrides settings; `logger`: where its logs go (none by default). */
-export async function startApp(target: StoreTarget, env: Record<string, string> = {}, logger: Logger = silentLogger()): Promise<TestApp> {
+export async function startApp(
+  target: StoreTarget,
+  env: Record<string, string> = {},
+  logger: Logger = silentLogger(),
+  /** The connector kinds to register instead of the service's four (a test adds one). */
+  kinds?: readonly KindEntry[],
+): Promise<TestApp> {
   const opened = await target.open();
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
   const globalKey = `global-${randomBytes(8).toString('hex')}`;
@@ -105,6 +112,7 @@ export async function startApp(target: StoreTarget, env: Record<string, string> 
     store: opened.store,
     globalApiKey: globalKey,
     secretsKey: randomBytes(32),
+    ...(kinds ? { kinds } : {}),
   });
   await services.start();
   const app = await buildApp(services);

@@ -4,10 +4,10 @@ import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   ProviderError,
   TransientConnectorError,
-  UnsupportedOperationError,
   type Connector,
   type ConnectorFactory,
   type ConnectorHost,
+  type MessagingModule,
   type OutboundMessage,
 } from '../../core/connector.js';
 import { GraphClient, type FetchLike } from './graph-client.js';
@@ -23,14 +23,13 @@ export interface CloudApiConnectorDeps {
   fetchImpl?: FetchLike;
 }
 
-/** The factory the runtime keeps under `WHATSAPP-BUSINESS`. */
+/** The factory of the WHATSAPP-BUSINESS kind (kind.ts). */
 export function cloudApiConnectorFactory(deps: CloudApiConnectorDeps): ConnectorFactory {
   return (instance, host) => new CloudApiConnector(instance, host, deps);
 }
 
+/** Messaging only: the Cloud API has no presence (a send's `delay` is a plain wait) and no privacy settings. */
 export class CloudApiConnector implements Connector {
-  /** A Graph answer is the outcome of the send: the API waits for the first attempt and answers Meta's refusal. */
-  readonly acknowledgesSynchronously = true;
   private status: ConnectionState = 'close';
   private lastActivity: number | null = null;
   private readonly graph: GraphClient;
@@ -79,13 +78,19 @@ export class CloudApiConnector implements Connector {
     return this.lastActivity;
   }
 
-  /** The recipient and the content as Graph will be asked for them: what it would refuse is refused before storing. */
-  check(message: { remoteJid: string; content: Record<string, unknown> }): void {
-    recipientOf(message.remoteJid);
-    planOutbound(message.content);
-  }
+  readonly messaging: MessagingModule = {
+    /** A Graph answer is the outcome of the send: the API waits for the first attempt and answers Meta's refusal. */
+    acknowledgesSynchronously: true,
+    /** The recipient and the content as Graph will be asked for them: what it would refuse is refused before storing. */
+    check: (message) => {
+      recipientOf(message.remoteJid);
+      planOutbound(message.content);
+    },
+    send: (message) => this.send(message),
+    markRead: (keys) => this.markRead(keys),
+  };
 
-  async send(message: OutboundMessage): Promise<void> {
+  private async send(message: OutboundMessage): Promise<void> {
     const to = recipientOf(message.remoteJid);
     const plan = planOutbound(message.content);
     const { phoneNumberId, token } = await this.credentials();
@@ -123,16 +128,7 @@ export class CloudApiConnector implements Connector {
     }
   }
 
-  /** The Cloud API has no presence: a send's `delay` is a plain wait (the API refuses sendPresence for this integration). */
-  async sendPresence(): Promise<void> {}
-
-  async updatePrivacy(): Promise<void> {
-    throw new UnsupportedOperationError(
-      'Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot change privacy settings)',
-    );
-  }
-
-  async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
+  private async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
     if (keys.length === 0) return;
     const { phoneNumberId, token } = await this.credentials();
     for (const key of keys) {

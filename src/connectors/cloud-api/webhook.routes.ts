@@ -1,7 +1,9 @@
 // GET/POST /webhook/meta: Meta's verification handshake, and signed deliveries of messages and receipts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
+import type { ConnectorHost } from '../../core/connector.js';
+import type { Instance } from '../../core/instance.js';
+import type { Logger } from '../../platform/logger.js';
 import { CodedError, forbidden, invalidInput, unavailable } from '../../core/errors.js';
 import { secretsEqual } from '../../platform/util/api-keys.js';
 import type { CloudApiSettings } from './settings.js';
@@ -17,12 +19,18 @@ const VerifyQuery = Type.Object({
   'hub.challenge': Type.Optional(Type.String()),
 });
 
-export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<{ services: Services; settings: CloudApiSettings }> = async (
-  app,
-  { services, settings },
-) => {
-  const log = services.logger.child({ integration: 'WHATSAPP-BUSINESS' });
-  const instancesFor = instancesByPhoneNumberId(() => services.registry.all());
+export interface CloudApiWebhookOptions {
+  settings: CloudApiSettings;
+  /** Where deliveries are reported (the core's connector host). */
+  host: ConnectorHost;
+  /** Every instance, for finding those of a phone-number id. */
+  instances: () => Instance[];
+  logger: Logger;
+}
+
+export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<CloudApiWebhookOptions> = async (app, { settings, host, instances, logger }) => {
+  const log = logger.child({ integration: 'WHATSAPP-BUSINESS' });
+  const instancesFor = instancesByPhoneNumberId(instances);
 
   // The signature covers the exact bytes Meta sent: this plugin reads every body raw and parses JSON itself.
   app.removeAllContentTypeParsers();
@@ -89,7 +97,7 @@ export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<{ services: Servic
       } catch {
         throw invalidInput('body is not valid JSON');
       }
-      const outcome = await deliverWebhook(payload, { host: services.runtime, instancesFor, logger: services.logger });
+      const outcome = await deliverWebhook(payload, { host, instancesFor, logger });
       if (outcome.unmatched.length > 0) {
         log.info({ phoneNumberIds: outcome.unmatched }, 'Meta webhook for phone-number ids no instance has; ignored');
       }

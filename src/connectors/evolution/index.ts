@@ -1,5 +1,5 @@
 // The EVOLUTION integration as upstream has it: always open, sends recorded and announced, nothing delivered.
-import type { Connector, ConnectorFactory, PrivacySettingsLike } from '../../core/connector.js';
+import type { Connector, ConnectorFactory } from '../../core/connector.js';
 
 export const evolutionConnector: ConnectorFactory = (instance, host) => {
   let state: 'open' | 'close' = 'close';
@@ -18,10 +18,11 @@ export const evolutionConnector: ConnectorFactory = (instance, host) => {
     state: () => state,
     qr: () => null,
     // Bring-your-own transport: the send is recorded and SEND_MESSAGE emitted by the worker; there is no wire to use.
-    async send() {},
-    async sendPresence() {},
-    async updatePrivacy(_settings: PrivacySettingsLike) {},
-    async markRead() {},
+    // No presence and no privacy modules: the API answers "Method not available" for them.
+    messaging: {
+      async send() {},
+      async markRead() {},
+    },
   };
   return connector;
 };

@@ -1,5 +1,7 @@
 // The link codes of unlinked sandbox instances, kept in the store so a scan can check them.
+import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
+import type { Unit } from '../../platform/store/unit.js';
 
 export interface LinkCodeRow {
   code: string;
@@ -39,4 +41,9 @@ export class LinkCodes {
   async removeAllOf(instanceId: string): Promise<void> {
     await this.db.deleteFrom('sandbox_codes').where('instance_id', '=', instanceId).execute();
   }
+}
+
+/** The codes of a deleted instance (a removal hook). */
+export async function removeCodesOf(unit: Unit, instance: Instance): Promise<void> {
+  await unit.tx.deleteFrom('sandbox_codes').where('instance_id', '=', instance.id).execute();
 }

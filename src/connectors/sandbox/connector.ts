@@ -1,11 +1,14 @@
 // The SANDBOX connector of one instance: its link state, its QR flow, and its side of the network.
 import type { Logger } from '../../platform/logger.js';
-import type { ConnectionState, Instance, PrivacySettings } from '../../core/instance.js';
+import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
   type Connector,
   type ConnectorHost,
+  type MessagingModule,
   type OutboundMessage,
+  type PresenceModule,
+  type PrivacyModule,
   type Presence,
   type QrState,
 } from '../../core/connector.js';
@@ -91,49 +94,51 @@ export class SandboxConnector implements Connector {
     return this.flow?.current() ?? null;
   }
 
-  async send(message: OutboundMessage): Promise<void> {
-    await this.network.send(this.partyOrThrow(), message);
-    this.lastActivity = Date.now();
-  }
-
-  /** The network takes each message in order as it is handed over; the batch is done when all were recorded. */
-  async sendMany(messages: OutboundMessage[]): Promise<{ sent: number; error?: unknown }> {
-    const party = this.partyOrThrow();
-    const results = await Promise.allSettled(messages.map((message) => this.network.send(party, message)));
-    this.lastActivity = Date.now();
-    const failed = results.findIndex((result) => result.status === 'rejected');
-    if (failed === -1) return { sent: messages.length };
-    return { sent: failed, error: (results[failed] as PromiseRejectedResult).reason };
-  }
-
   lastActivityAt(): number | null {
     return this.lastActivity;
   }
 
-  async sendPresence(chatJid: string, presence: Presence): Promise<void> {
-    const party = this.linked();
-    // Presence is momentary: when not connected there is nobody to show it to.
-    if (party) {
-      await this.network.sendPresence(party, chatJid, presence);
+  readonly messaging: MessagingModule = {
+    send: async (message) => {
+      await this.network.send(this.partyOrThrow(), message);
       this.lastActivity = Date.now();
-    }
-  }
+    },
 
-  async updatePrivacy(settings: PrivacySettings): Promise<void> {
+    /** The network takes each message in order as it is handed over; the batch is done when all were recorded. */
+    sendMany: async (messages) => {
+      const party = this.partyOrThrow();
+      const results = await Promise.allSettled(messages.map((message) => this.network.send(party, message)));
+      this.lastActivity = Date.now();
+      const failed = results.findIndex((result) => result.status === 'rejected');
+      if (failed === -1) return { sent: messages.length };
+      return { sent: failed, error: (results[failed] as PromiseRejectedResult).reason };
+    },
+
+    markRead: async (keys) => {
+      this.partyOrThrow();
+      await this.network.markRead(this.instanceId, keys);
+      this.lastActivity = Date.now();
+    },
+
+    /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
+    uploadMedia: (encrypted, kind): Promise<UploadedMedia> => this.network.uploadMedia(encrypted, kind),
+  };
+
+  readonly presence: PresenceModule = {
+    sendPresence: async (chatJid, presence) => {
+      const party = this.linked();
+      // Presence is momentary: when not connected there is nobody to show it to.
+      if (party) {
+        await this.network.sendPresence(party, chatJid, presence);
+        this.lastActivity = Date.now();
+      }
+    },
+  };
+
+  readonly privacy: PrivacyModule = {
     // The core keeps the values on the instance; the network reads them from there (read receipts).
-    checkPrivacy(settings);
-  }
-
-  async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
-    this.partyOrThrow();
-    await this.network.markRead(this.instanceId, keys);
-    this.lastActivity = Date.now();
-  }
-
-  /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
-  async uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia> {
-    return this.network.uploadMedia(encrypted, kind);
-  }
+    updatePrivacy: async (settings) => checkPrivacy(settings),
+  };
 
   /** Who this instance is on the network while it is live and linked, else null. */
   linked(): LinkedParty | null {

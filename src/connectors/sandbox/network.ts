@@ -11,7 +11,7 @@ import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
 import { shapeInjected, type InjectInput } from './inject.js';
 import { SandboxMediaStore, type UploadedMedia } from './media-store.js';
-import { qrColour, renderQr } from './qr-image.js';
+import { qrColour, renderQr } from '../qr-image.js';
 import { SandboxRouter, type InstanceLookup, type LinkedParty } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
 

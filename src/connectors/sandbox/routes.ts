@@ -1,15 +1,21 @@
 // The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, its media store.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
 import { pathInstance } from '../../platform/http/auth.js';
 import { invalidInput, notFound } from '../../core/errors.js';
 import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
 import type { InjectInput } from './inject.js';
+import type { SandboxNetwork } from './network.js';
 
-export const sandboxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { sandbox, registry } = services;
+export interface SandboxRouteOptions {
+  network: SandboxNetwork;
+  /** The kind's name, which inject checks the instance has. */
+  integration: string;
+  /** The name of an instance, by id (the scan answers it). */
+  instanceName(id: string): string | undefined;
+}
 
+export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = async (app, { network: sandbox, integration, instanceName }) => {
   app.post(
     '/sandbox/scan',
     {
@@ -23,8 +29,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     async (request) => {
       const { code, number, profileName } = request.body;
       const linked = await sandbox.scan(code, number, profileName);
-      const instance = registry.byInstanceId(linked.instanceId);
-      return { instance: { instanceName: instance?.name ?? '', status: 'open', owner: linked.ownerJid } };
+      return { instance: { instanceName: instanceName(linked.instanceId) ?? '', status: 'open', owner: linked.ownerJid } };
     },
   );
 
@@ -47,7 +52,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      if (instance.integration !== 'SANDBOX') throw invalidInput(`instance "${instance.name}" is not a SANDBOX instance`);
+      if (instance.integration !== integration) throw invalidInput(`instance "${instance.name}" is not a ${integration} instance`);
       const injected = await sandbox.inject(instance.id, request.body as InjectInput);
       return reply.status(201).send(injected);
     },

@@ -4,11 +4,12 @@ import {
   TransientConnectorError,
   type Connector,
   type ConnectorHost,
-  type OutboundMessage,
-  type Presence,
+  type MessagingModule,
+  type PresenceModule,
+  type PrivacyModule,
   type QrState,
 } from '../../core/connector.js';
-import type { ConnectionState, Instance, PrivacySettings, Settings } from '../../core/instance.js';
+import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
 import { delayFor } from '../../platform/util/backoff.js';
@@ -142,46 +143,52 @@ export class WhatsAppWebConnector implements Connector {
     return this.lastHeard;
   }
 
-  async send(message: OutboundMessage): Promise<void> {
-    await relayOutbound(this.liveSocket(), message, { loadMedia: (blobId) => this.host.loadMedia(blobId) });
-  }
+  readonly messaging: MessagingModule = {
+    send: async (message) => {
+      await relayOutbound(this.liveSocket(), message, { loadMedia: (blobId) => this.host.loadMedia(blobId) });
+    },
 
-  async sendPresence(chatJid: string, presence: Presence): Promise<void> {
-    const socket = this.liveSocket();
-    if (chatJid) await socket.sendPresenceUpdate(presence, chatJid);
-    else await socket.sendPresenceUpdate(presence);
-  }
+    markRead: async (keys) => {
+      const socket = this.liveSocket();
+      if (keys.length === 0) return;
+      await socket.readMessages(
+        keys.map((k) => {
+          const participant = this.senders.get(k.keyId);
+          return { remoteJid: k.remoteJid, id: k.keyId, fromMe: false, ...(participant ? { participant } : {}) };
+        }),
+      );
+    },
 
-  async updatePrivacy(settings: PrivacySettings): Promise<void> {
-    await applyPrivacy(this.liveSocket(), settings);
-  }
+    /**
+     * Uploads media when the send is accepted, if connected; otherwise (or if the upload fails) answers an empty
+     * url so the media is uploaded when the message is sent.
+     */
+    uploadMedia: async (encrypted, kind) => {
+      const mediaType = mediaKinds[`${kind}Message`];
+      const socket = this.status === 'open' ? this.socket : null;
+      if (!socket || !mediaType) return { url: '', directPath: '' };
+      try {
+        return await uploadEncrypted(socket.waUploadToServer, encrypted, mediaType);
+      } catch (error) {
+        this.log.warn({ err: error, kind }, 'media upload at accept time failed; it will be uploaded at send time');
+        return { url: '', directPath: '' };
+      }
+    },
+  };
 
-  async markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
-    const socket = this.liveSocket();
-    if (keys.length === 0) return;
-    await socket.readMessages(
-      keys.map((k) => {
-        const participant = this.senders.get(k.keyId);
-        return { remoteJid: k.remoteJid, id: k.keyId, fromMe: false, ...(participant ? { participant } : {}) };
-      }),
-    );
-  }
+  readonly presence: PresenceModule = {
+    sendPresence: async (chatJid, presence) => {
+      const socket = this.liveSocket();
+      if (chatJid) await socket.sendPresenceUpdate(presence, chatJid);
+      else await socket.sendPresenceUpdate(presence);
+    },
+  };
 
-  /**
-   * Uploads media when the send is accepted, if connected; otherwise (or if the upload fails) answers an empty
-   * url so the media is uploaded when the message is sent.
-   */
-  async uploadMedia(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }> {
-    const mediaType = mediaKinds[`${kind}Message`];
-    const socket = this.status === 'open' ? this.socket : null;
-    if (!socket || !mediaType) return { url: '', directPath: '' };
-    try {
-      return await uploadEncrypted(socket.waUploadToServer, encrypted, mediaType);
-    } catch (error) {
-      this.log.warn({ err: error, kind }, 'media upload at accept time failed; it will be uploaded at send time');
-      return { url: '', directPath: '' };
-    }
-  }
+  readonly privacy: PrivacyModule = {
+    updatePrivacy: async (settings) => {
+      await applyPrivacy(this.liveSocket(), settings);
+    },
+  };
 
   // ---- lifecycle (always run inside the queue) ----
 

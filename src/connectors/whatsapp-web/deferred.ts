@@ -2,19 +2,23 @@
 import {
   TransientConnectorError,
   type Connector,
-  type OutboundMessage,
-  type Presence,
+  type MessagingModule,
+  type PresenceModule,
+  type PrivacyModule,
   type QrState,
 } from '../../core/connector.js';
-import type { ConnectionState, PrivacySettings } from '../../core/instance.js';
+import type { ConnectionState } from '../../core/instance.js';
+
+/** The loaded connector: WhatsApp Web has every capability module. */
+export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule };
 
 export class DeferredConnector implements Connector {
-  private inner: Connector | null = null;
-  private loading: Promise<Connector> | null = null;
+  private inner: WebConnector | null = null;
+  private loading: Promise<WebConnector> | null = null;
 
-  constructor(private readonly load: () => Promise<Connector>) {}
+  constructor(private readonly load: () => Promise<WebConnector>) {}
 
-  private async loaded(): Promise<Connector> {
+  private async loaded(): Promise<WebConnector> {
     if (this.inner) return this.inner;
     this.loading ??= this.load().then(
       (connector) => (this.inner = connector),
@@ -26,7 +30,7 @@ export class DeferredConnector implements Connector {
     return this.loading;
   }
 
-  private live(): Connector {
+  private live(): WebConnector {
     if (!this.inner) throw new TransientConnectorError('the WhatsApp connection is not open');
     return this.inner;
   }
@@ -56,23 +60,18 @@ export class DeferredConnector implements Connector {
     return this.inner?.lastActivityAt?.() ?? null;
   }
 
-  send(message: OutboundMessage): Promise<void> {
-    return this.live().send(message);
-  }
+  readonly messaging: MessagingModule = {
+    send: (message) => this.live().messaging.send(message),
+    markRead: (keys) => this.live().messaging.markRead(keys),
+    uploadMedia: async (encrypted, kind) =>
+      this.inner?.messaging.uploadMedia ? this.inner.messaging.uploadMedia(encrypted, kind) : { url: '', directPath: '' },
+  };
 
-  sendPresence(chatJid: string, presence: Presence): Promise<void> {
-    return this.live().sendPresence(chatJid, presence);
-  }
+  readonly presence: PresenceModule = {
+    sendPresence: (chatJid, presence) => this.live().presence.sendPresence(chatJid, presence),
+  };
 
-  updatePrivacy(settings: PrivacySettings): Promise<void> {
-    return this.live().updatePrivacy(settings);
-  }
-
-  markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void> {
-    return this.live().markRead(keys);
-  }
-
-  async uploadMedia(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }> {
-    return this.inner?.uploadMedia ? this.inner.uploadMedia(encrypted, kind) : { url: '', directPath: '' };
-  }
+  readonly privacy: PrivacyModule = {
+    updatePrivacy: (settings) => this.live().privacy.updatePrivacy(settings),
+  };
 }

@@ -1,7 +1,7 @@
 // The WHATSAPP-BAILEYS connector kind: WhatsApp Web multi-device through baileys, one connector per instance.
 import type { Connector, ConnectorFactory } from '../../core/connector.js';
 import type { Logger } from '../../platform/logger.js';
-import { DeferredConnector } from './deferred.js';
+import { DeferredConnector, type WebConnector } from './deferred.js';
 import type { WhatsAppWebConfig } from './options.js';
 import type { SocketFactory } from './socket.js';
 import type { ConnectorDeps } from './connector.js';
@@ -21,7 +21,7 @@ export interface WhatsAppWebDeps {
 
 export function createWhatsAppWebFactory(deps: WhatsAppWebDeps): ConnectorFactory {
   return (instance, host) =>
-    new DeferredConnector(async (): Promise<Connector> => {
+    new DeferredConnector(async (): Promise<WebConnector> => {
       const [{ WhatsAppWebConnector }, { baileysSocketFactory }] = await Promise.all([import('./connector.js'), import('./socket.js')]);
       return new WhatsAppWebConnector(instance, host, {
         config: deps.config,

@@ -1,6 +1,6 @@
 // The linking QR: a PNG data URL for clients (as Evolution draws it) and a terminal drawing for debug logs.
 import QRCode from 'qrcode';
-import { renderQr } from '../sandbox/qr-image.js';
+import { renderQr } from '../qr-image.js';
 
 /** `data:image/png;base64,…`: margin 3, scale 4, error correction H, the configured dark colour on white. */
 export function qrImage(code: string, colour: string): Promise<string> {

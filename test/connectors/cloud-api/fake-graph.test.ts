@@ -18,7 +18,8 @@ import {
   type Connector,
   type OutboundMessage,
 } from '../../../src/core/connector.js';
-import { CloudApiConnector, cloudApiConnectorFactory, cloudApiWebhookRoutes, type CloudApiSettings } from '../../../src/connectors/cloud-api/index.js';
+import { CloudApiConnector, cloudApiConnectorFactory, type CloudApiSettings } from '../../../src/connectors/cloud-api/index.js';
+import { cloudApiWebhookRoutes } from '../../../src/connectors/cloud-api/webhook.routes.js';
 import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';
 import { statusOf } from '../../../src/platform/http/error-envelope.js';
@@ -362,7 +363,13 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       registerErrorHandling(app);
       // The real auth hook runs first: the routes must be reachable without any key.
       registerAuth(app, services.globalApiKey, services.registry);
-      await app.register(cloudApiWebhookRoutes, { prefix: '/messenger', services, settings: s });
+      await app.register(cloudApiWebhookRoutes, {
+        prefix: '/messenger',
+        settings: s,
+        host: services.connectorHost,
+        instances: () => services.registry.all(),
+        logger: services.logger,
+      });
       await app.listen({ port: 0, host: '127.0.0.1' });
       return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/messenger/webhook/meta` };
     }
@@ -388,12 +395,12 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
 
     /** The runtime's connector once the core builds ours for WHATSAPP-BUSINESS; until then one of ours on the same host. */
     async function connectorFor(instance: Instance, s: Partial<CloudApiSettings> = {}): Promise<Connector> {
-      const attached = t.services.runtime.attach(instance);
+      const attached = t.services.lifecycle.attach(instance);
       if (attached instanceof CloudApiConnector && Object.keys(s).length === 0) {
-        await t.services.runtime.connect(instance);
+        await t.services.lifecycle.connect(instance);
         return attached;
       }
-      const own = cloudApiConnectorFactory({ settings: { ...settings, ...s }, logger: silentLogger() })(instance, t.services.runtime);
+      const own = cloudApiConnectorFactory({ settings: { ...settings, ...s }, logger: silentLogger() })(instance, t.services.connectorHost);
       await own.start();
       return own;
     }
@@ -416,7 +423,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       t.services.store.db.selectFrom('messages').selectAll().where('instance_id', '=', instance.id).execute();
 
     const wamidOf = async (instance: Instance, keyId: string) =>
-      (await t.services.runtime.sessionKeys.get(instance.id, 'cloud-api.key', [keyId]))[keyId];
+      (await t.services.connectorHost.sessionKeys.get(instance.id, 'cloud-api.key', [keyId]))[keyId];
 
     beforeAll(async () => {
       graph = new FakeGraph(version, [phoneA, phoneB], metaToken);
@@ -434,7 +441,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       hooks = started.app;
       callbackUrl = started.url;
       const probe = await createMeta(phoneB);
-      wired = t.services.runtime.attach(probe) instanceof CloudApiConnector;
+      wired = t.services.lifecycle.attach(probe) instanceof CloudApiConnector;
     });
 
     afterAll(async () => {
@@ -461,9 +468,9 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('sends text to /<version>/<phone-number-id>/messages with the bearer token and records the wamid', async () => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
-      expect(connector.acknowledgesSynchronously).toBe(true);
+      expect(connector.messaging.acknowledgesSynchronously).toBe(true);
       const message = outbound({ conversation: 'Hello from Switchboard' });
-      await connector.send(message);
+      await connector.messaging.send(message);
       const call = graph.messageCalls().at(-1)!;
       expect(call.path).toBe(`/${version}/${phoneA}/messages`);
       expect(call.headers.authorization).toBe(`Bearer ${metaToken}`);
@@ -484,8 +491,8 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const first = outbound({ conversation: 'first' });
-      await connector.send(first);
-      await connector.send(
+      await connector.messaging.send(first);
+      await connector.messaging.send(
         outbound({ extendedTextMessage: { text: 'see https://example.com/x', contextInfo: { stanzaId: first.keyId, quotedMessage: { conversation: 'first' } } } }),
       );
       const call = graph.messageCalls().at(-1)!;
@@ -501,7 +508,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
         { imageMessage: { url: '', mimetype: 'image/png', caption: 'our logo', fileLength: String(png.length), contextInfo: {} } },
         { mediaBlobId: await storeBlob(instance, png) },
       );
-      await connector.send(image);
+      await connector.messaging.send(image);
       const upload = graph.mediaCalls().at(-1)!;
       expect(upload.path).toBe(`/${version}/${phoneA}/media`);
       expect(upload.headers.authorization).toBe(`Bearer ${metaToken}`);
@@ -515,7 +522,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect(graph.uploads.get(sent.image.id)?.bytes.equals(png)).toBe(true);
 
       const pdf = Buffer.from('%PDF-1.7\n% test document\n');
-      await connector.send(
+      await connector.messaging.send(
         outbound(
           { documentMessage: { url: '', mimetype: 'application/pdf', fileName: 'invoice-42.pdf', caption: 'your invoice', contextInfo: {} } },
           { mediaBlobId: await storeBlob(instance, pdf) },
@@ -525,11 +532,11 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect(graph.messageCalls().at(-1)!.json.document).toEqual({ id: expect.any(String), caption: 'your invoice', filename: 'invoice-42.pdf' });
 
       // Audio and stickers carry no caption on the Cloud API.
-      await connector.send(
+      await connector.messaging.send(
         outbound({ audioMessage: { url: '', mimetype: 'audio/mpeg', caption: 'ignored', ptt: false } }, { mediaBlobId: await storeBlob(instance, randomBytes(32)) }),
       );
       expect(graph.messageCalls().at(-1)!.json.audio).toEqual({ id: expect.any(String) });
-      await connector.send(
+      await connector.messaging.send(
         outbound({ stickerMessage: { url: '', mimetype: 'image/webp', isAnimated: false } }, { mediaBlobId: await storeBlob(instance, Buffer.from('RIFF\0\0\0\0WEBPVP8 ')) }),
       );
       expect(graph.mediaCalls().at(-1)!.form?.type).toBe('image/webp');
@@ -542,8 +549,8 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const video = outbound({ videoMessage: { url: '', mimetype: 'video/mp4', caption: '' } }, { mediaBlobId: await storeBlob(instance, randomBytes(128)) });
       const uploadsBefore = graph.mediaCalls().length;
       graph.answerNext(new RegExp(`/${phoneA}/messages$`), graphError(500, 131000, 'Something went wrong', 'Something went wrong'));
-      await expect(connector.send(video)).rejects.toBeInstanceOf(TransientConnectorError);
-      await connector.send(video);
+      await expect(connector.messaging.send(video)).rejects.toBeInstanceOf(TransientConnectorError);
+      await connector.messaging.send(video);
       expect(graph.mediaCalls().length).toBe(uploadsBefore + 1);
       expect(graph.messageCalls().at(-1)!.json.video).toEqual({ id: expect.any(String) });
     });
@@ -551,7 +558,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('sends a listMessage as an interactive list', async () => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
-      await connector.send(
+      await connector.messaging.send(
         outbound({
           listMessage: {
             title: 'Our menu',
@@ -592,7 +599,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const connector = await connectorFor(instance);
       const before = graph.calls.length;
       const error = await connector
-        .send(
+        .messaging.send(
           outbound({
             listMessage: {
               title: 'T',
@@ -625,11 +632,11 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const first = outbound({ conversation: 'react to me' });
-      await connector.send(first);
-      await connector.send(outbound({ reactionMessage: { key: { remoteJid: first.remoteJid, fromMe: true, id: first.keyId }, text: '👍' } }));
+      await connector.messaging.send(first);
+      await connector.messaging.send(outbound({ reactionMessage: { key: { remoteJid: first.remoteJid, fromMe: true, id: first.keyId }, text: '👍' } }));
       expect(graph.messageCalls().at(-1)!.json).toMatchObject({ type: 'reaction', reaction: { message_id: await wamidOf(instance, first.keyId), emoji: '👍' } });
       const received = inboundWamid();
-      await connector.markRead([{ remoteJid: first.remoteJid, keyId: received }]);
+      await connector.messaging.markRead([{ remoteJid: first.remoteJid, keyId: received }]);
       expect(graph.messageCalls().at(-1)!.json).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: received });
     });
 
@@ -638,7 +645,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const connector = await connectorFor(instance);
       graph.allowed = new Set(['4915100000000']);
       try {
-        const error = await connector.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
+        const error = await connector.messaging.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ProviderError);
         expect(statusOf(error as ProviderError)).toBe(400);
         expect((error as ProviderError).messages).toEqual([
@@ -650,13 +657,13 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       }
 
       const badToken = await createMeta(phoneA, 'EAAG-not-a-valid-token');
-      const refused = await (await connectorFor(badToken)).send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
+      const refused = await (await connectorFor(badToken)).messaging.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(ProviderError);
       expect(statusOf(refused as ProviderError)).toBe(400);
       expect((refused as ProviderError).messages[0]).toBe('Meta error 190: Invalid OAuth access token - Cannot parse access token');
 
       const wrongNumber = await createMeta('999999999999999');
-      const unknown = await (await connectorFor(wrongNumber)).send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
+      const unknown = await (await connectorFor(wrongNumber)).messaging.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
       expect((unknown as ProviderError).messages[0]).toMatch(/^Meta error 100 \(subcode 33\): Unsupported post request\. Object with ID '999999999999999'/);
     });
 
@@ -664,16 +671,16 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       graph.answerNext(/\/messages$/, graphError(400, 130429, 'Rate limit hit', 'Cloud API message throughput has been reached.'));
-      const limited = await connector.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
+      const limited = await connector.messaging.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
       expect(limited).toBeInstanceOf(TransientConnectorError);
       expect((limited as Error).message).toMatch(/^Meta error 130429: Rate limit hit/);
 
       graph.answerNext(/\/messages$/, { status: 503, body: { error: { message: 'Service temporarily unavailable', code: 2, type: 'OAuthException' } } });
-      await expect(connector.send(outbound({ conversation: 'hi' }))).rejects.toBeInstanceOf(TransientConnectorError);
+      await expect(connector.messaging.send(outbound({ conversation: 'hi' }))).rejects.toBeInstanceOf(TransientConnectorError);
 
       const slow = await connectorFor(instance, { timeoutMs: 200 });
       graph.answerNext(/\/messages$/, { status: 200, body: {}, delayMs: 1000 });
-      const timedOut = await slow.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
+      const timedOut = await slow.messaging.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
       expect(timedOut).toBeInstanceOf(TransientConnectorError);
       expect((timedOut as Error).message).toBe('Meta Graph API did not answer within 200 ms');
 
@@ -681,7 +688,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
-      const unreachable = await (await connectorFor(instance, { url: deadUrl })).send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
+      const unreachable = await (await connectorFor(instance, { url: deadUrl })).messaging.send(outbound({ conversation: 'hi' })).catch((e: unknown) => e);
       expect(unreachable).toBeInstanceOf(TransientConnectorError);
       expect((unreachable as Error).message).toMatch(/^Meta Graph API unreachable: ECONNREFUSED/);
     });
@@ -691,19 +698,18 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const connector = await connectorFor(instance);
       const before = graph.calls.length;
       const poll = await connector
-        .send(outbound({ pollCreationMessage: { name: 'Lunch?', options: [{ optionName: 'yes' }, { optionName: 'no' }], selectableOptionsCount: 1 } }))
+        .messaging.send(outbound({ pollCreationMessage: { name: 'Lunch?', options: [{ optionName: 'yes' }, { optionName: 'no' }], selectableOptionsCount: 1 } }))
         .catch((e: unknown) => e);
       expect(poll).toBeInstanceOf(ProviderError);
       expect((poll as ProviderError).messages).toEqual(['Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot send polls)']);
-      const status = await connector.send(outbound({ conversation: 'status' }, { remoteJid: 'status@broadcast' })).catch((e: unknown) => e);
+      const status = await connector.messaging.send(outbound({ conversation: 'status' }, { remoteJid: 'status@broadcast' })).catch((e: unknown) => e);
       expect((status as ProviderError).messages[0]).toMatch(/WHATSAPP-BUSINESS cannot post statuses/);
-      const group = await connector.send(outbound({ conversation: 'hi all' }, { remoteJid: '120363025246125486@g.us' })).catch((e: unknown) => e);
+      const group = await connector.messaging.send(outbound({ conversation: 'hi all' }, { remoteJid: '120363025246125486@g.us' })).catch((e: unknown) => e);
       expect((group as ProviderError).messages[0]).toMatch(/WHATSAPP-BUSINESS cannot send to group chats/);
-      await expect(connector.updatePrivacy({ readreceipts: 'all', profile: 'all', status: 'all', online: 'all', last: 'all', groupadd: 'all' })).rejects.toBeInstanceOf(
-        UnsupportedOperationError,
-      );
+      // No privacy module: the kind's capabilities say so, and the API refuses before any connector is asked.
+      expect(() => t.services.kinds.assertCan(instance, 'privacy')).toThrow(UnsupportedOperationError);
       // A send's delay calls for typing; the Cloud API has none, so that is a quiet no-op.
-      await expect(connector.sendPresence(`${customer}@s.whatsapp.net`, 'composing')).resolves.toBeUndefined();
+      await expect(Promise.resolve(connector.presence?.sendPresence(`${customer}@s.whatsapp.net`, 'composing'))).resolves.toBeUndefined();
       expect(graph.calls.length).toBe(before);
     });
 
@@ -795,7 +801,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneB);
       const connector = await connectorFor(instance);
       const ours = outbound({ conversation: 'Which size?' });
-      await connector.send(ours);
+      await connector.messaging.send(ours);
       const ourWamid = await wamidOf(instance, ours.keyId);
       const cases: [Record<string, unknown>, string, Record<string, unknown>][] = [
         [
@@ -885,7 +891,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       if (!wired) {
         // Until the core builds our connector, deliver the queued send through ours by hand, as the worker would.
         const row = await t.services.store.db.selectFrom('send_queue').select('payload').where('instance_id', '=', instance.id).executeTakeFirstOrThrow();
-        await connector.send(JSON.parse(row.payload).outbound as OutboundMessage);
+        await connector.messaging.send(JSON.parse(row.payload).outbound as OutboundMessage);
       }
       const wamid = await waitFor(() => wamidOf(instance, keyId));
       expect(graph.sent.get(wamid)).toMatchObject({ to: customer, text: { body: 'Your order has shipped' } });
@@ -917,7 +923,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       await storeSentRecord(instance, message);
       const wamid = `wamid.EARLY${randomBytes(6).toString('hex').toUpperCase()}`;
       graph.answerNext(/\/messages$/, { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: customer, wa_id: customer }], messages: [{ id: wamid }] }, delayMs: 800 });
-      const sending = connector.send(message);
+      const sending = connector.messaging.send(message);
       await sleep(200);
       // Meta's receipt overtakes its own answer to the send.
       expect((await graph.play(callbackUrl, statusPayload(phoneA, wamid, 'failed'))).status).toBe(200);
@@ -934,7 +940,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const connector = await connectorFor(instance);
       const message = outbound({ conversation: 'after 24 hours' });
       await storeSentRecord(instance, message);
-      await connector.send(message);
+      await connector.messaging.send(message);
       const wamid = (await wamidOf(instance, message.keyId))!;
       expect((await graph.play(callbackUrl, statusPayload(phoneA, wamid, 'failed'))).status).toBe(200);
       await receiver.waitFor((events) =>
@@ -951,7 +957,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: a refused send repeated with its Idempotency-Key is answered the same refusal, not sent again', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       graph.allowed = new Set(['4915100000000']);
       try {
@@ -972,7 +978,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: a send Graph could never take is refused before it is stored or announced', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       const before = graph.messageCalls().length;
       const group = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: '120363025555555555@g.us', text: 'to a group' } });
@@ -990,7 +996,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: a Graph outage on markMessageAsRead is a 503 to retry; a delayed or unlinked send is answered at once', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       graph.answerNext(new RegExp(`/${phoneA}/messages$`), graphError(500, 131000, 'Something went wrong', 'Something went wrong'));
       const read = await t.api('POST', `chat/markMessageAsRead/${instance.name}`, {
@@ -1017,7 +1023,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
     it('through the API: sendText reaches Graph; a Graph refusal answers the error envelope, never 201', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
-      await t.services.runtime.connect(instance);
+      await t.services.lifecycle.connect(instance);
       const apikey = t.services.registry.apikeyOf(instance);
       const ok = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'via the API' } });
       expect(ok.status).toBe(201);

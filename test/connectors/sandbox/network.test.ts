@@ -415,7 +415,7 @@ describe('messages between sandbox instances', () => {
     const a = await w.linked('alpha', A);
     const b = await w.linked('beta', B);
     w.host.clear();
-    await a.connector.send(text('KEY1', jid(B)));
+    await a.connector.messaging.send(text('KEY1', jid(B)));
     const received = w.host.named('received');
     expect(received).toHaveLength(1);
     expect(received[0].id).toBe(b.instance.id);
@@ -436,8 +436,8 @@ describe('messages between sandbox instances', () => {
     const a = await w.linked('alpha', A);
     await w.linked('beta', B);
     w.host.clear();
-    await a.connector.send(text('KEY2', jid(B)));
-    await a.connector.send(text('KEY2', jid(B)));
+    await a.connector.messaging.send(text('KEY2', jid(B)));
+    await a.connector.messaging.send(text('KEY2', jid(B)));
     expect(w.host.named('received').map((c) => c.message.keyId)).toEqual(['KEY2', 'KEY2']);
   });
 
@@ -446,7 +446,7 @@ describe('messages between sandbox instances', () => {
     const a = await w.linked('alpha', A);
     await w.linked('beta', B, { readMessages: true });
     w.host.clear();
-    await a.connector.send(text('KEY3', jid(B)));
+    await a.connector.messaging.send(text('KEY3', jid(B)));
     expect(w.host.named('status', a.instance.id).map((c) => c.status)).toEqual(['DELIVERY_ACK', 'READ']);
   });
 
@@ -456,8 +456,8 @@ describe('messages between sandbox instances', () => {
     const a = await w.linked('alpha', A);
     const b = await w.linked('beta', B, { readMessages: true }, privacy);
     w.host.clear();
-    await a.connector.send(text('KEY4', jid(B)));
-    await b.connector.markRead([{ remoteJid: jid(A), keyId: 'KEY4' }]);
+    await a.connector.messaging.send(text('KEY4', jid(B)));
+    await b.connector.messaging.markRead([{ remoteJid: jid(A), keyId: 'KEY4' }]);
     expect(w.host.named('status', a.instance.id).map((c) => c.status)).toEqual(['DELIVERY_ACK']);
   });
 
@@ -466,7 +466,7 @@ describe('messages between sandbox instances', () => {
     const a = await w.linked('alpha', A);
     const b = await w.linked('beta', B);
     w.host.clear();
-    await b.connector.markRead([
+    await b.connector.messaging.markRead([
       { remoteJid: jid(A), keyId: 'KEY5' },
       { remoteJid: jid('4915100000000'), keyId: 'OUTSIDE' },
     ]);
@@ -478,7 +478,7 @@ describe('messages between sandbox instances', () => {
     const frank = await w.linked('frank', '5531977770001');
     const erin = await w.linked('erin', '5531988880005');
     w.host.clear();
-    await erin.connector.markRead([{ remoteJid: jid('553177770001'), keyId: 'KEY9' }]);
+    await erin.connector.messaging.markRead([{ remoteJid: jid('553177770001'), keyId: 'KEY9' }]);
     expect(w.host.named('status')).toEqual([{ kind: 'status', id: frank.instance.id, keyId: 'KEY9', status: 'READ' }]);
   });
 
@@ -488,8 +488,8 @@ describe('messages between sandbox instances', () => {
     const b = w.add('beta'); // exists but never linked
     await b.connector.start();
     w.host.clear();
-    await a.connector.send(text('KEY6', jid('4915100000000')));
-    await a.connector.send(text('KEY7', jid(B)));
+    await a.connector.messaging.send(text('KEY6', jid('4915100000000')));
+    await a.connector.messaging.send(text('KEY7', jid(B)));
     expect(w.host.named('received')).toEqual([]);
     expect(w.host.named('status')).toEqual([]);
   });
@@ -497,9 +497,9 @@ describe('messages between sandbox instances', () => {
   it('a sender that is not linked gets a transient error', async () => {
     const w = await world();
     const { connector } = w.add('alpha');
-    await expect(connector.send(text('KEY8', jid(B)))).rejects.toBeInstanceOf(TransientConnectorError);
+    await expect(connector.messaging.send(text('KEY8', jid(B)))).rejects.toBeInstanceOf(TransientConnectorError);
     await connector.start();
-    await expect(connector.send(text('KEY8', jid(B)))).rejects.toBeInstanceOf(TransientConnectorError);
+    await expect(connector.messaging.send(text('KEY8', jid(B)))).rejects.toBeInstanceOf(TransientConnectorError);
   });
 
   it('a status post reaches the linked instances of its list, with the poster as participant', async () => {
@@ -509,7 +509,7 @@ describe('messages between sandbox instances', () => {
     const c = await w.linked('gamma', C);
     const d = await w.linked('delta', '5511900000004');
     w.host.clear();
-    await a.connector.send({
+    await a.connector.messaging.send({
       keyId: 'STATUS1',
       remoteJid: 'status@broadcast',
       messageType: 'extendedTextMessage',
@@ -535,13 +535,13 @@ describe('messages between sandbox instances', () => {
     await b.connector.stop();
     w.instances.get(b.instance.id)!.status = 'open';
     const message = { keyId: 'OFFLINE1', remoteJid: jid(B), messageType: 'conversation', content: { conversation: 'are you there?' } };
-    const refused = await a.connector.send(message).catch((e: unknown) => e);
+    const refused = await a.connector.messaging.send(message).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TransientConnectorError);
     expect(String((refused as Error).message)).toMatch(/sandbox instance beta .* is not running right now/);
     expect(w.host.named('received').some((r) => r.id === b.instance.id)).toBe(false);
     // Once it runs, the retry reaches it.
     await b.connector.start();
-    await a.connector.send(message);
+    await a.connector.messaging.send(message);
     expect(w.host.named('received').some((r) => r.id === b.instance.id && r.message.keyId === 'OFFLINE1')).toBe(true);
   });
 
@@ -550,9 +550,9 @@ describe('messages between sandbox instances', () => {
     const a = await w.linked('alpha', A);
     const b = await w.linked('beta', B);
     w.host.clear();
-    await a.connector.sendPresence(jid(B), 'composing');
-    await a.connector.sendPresence(jid('4915100000000'), 'composing');
-    expect(w.host.named()).toEqual([
+    await a.connector.presence!.sendPresence(jid(B), 'composing');
+    await a.connector.presence!.sendPresence(jid('4915100000000'), 'composing');
+    expect(w.host.calls).toEqual([
       { kind: 'presence', id: b.instance.id, chatJid: jid(A), senderJid: jid(A), presence: 'composing' },
     ]);
   });
@@ -584,8 +584,8 @@ describe('logout and privacy', () => {
     const w = await world();
     const { connector } = w.add('alpha');
     const good: PrivacySettings = { readreceipts: 'none', profile: 'contacts', status: 'all', online: 'match_last_seen', last: 'none', groupadd: 'contacts' };
-    await expect(connector.updatePrivacy(good)).resolves.toBeUndefined();
-    await expect400(connector.updatePrivacy({ ...good, readreceipts: 'contacts' }), /readreceipts must be one of: all, none/);
+    await expect(connector.privacy!.updatePrivacy(good)).resolves.toBeUndefined();
+    await expect400(connector.privacy!.updatePrivacy({ ...good, readreceipts: 'contacts' }), /readreceipts must be one of: all, none/);
   });
 });
 
@@ -649,7 +649,7 @@ describe('sandbox media', () => {
     expect(uploaded.url).toBe(`http://gateway.test/messenger/sandbox/media/${fileName}`);
     expect(await w.network.readMedia(fileName)).toEqual(bytes);
     expect(await w.network.readMedia('0'.repeat(32) + '.enc')).toBeNull();
-    const viaConnector = await w.add('alpha').connector.uploadMedia!(Buffer.from('more'), 'document');
+    const viaConnector = await w.add('alpha').connector.messaging.uploadMedia!(Buffer.from('more'), 'document');
     expect(await w.network.readMedia(viaConnector.directPath.slice('/sandbox/media/'.length))).toEqual(Buffer.from('more'));
     for (const bad of ['../test.db', '..%2Ftest.db', `../sandbox-media/${fileName}`, fileName.toUpperCase(), `${fileName}/`, 'test.db', '']) {
       expect(await w.network.readMedia(bad)).toBeNull();

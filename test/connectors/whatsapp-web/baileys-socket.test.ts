@@ -171,7 +171,7 @@ async function world(options: { settings?: Partial<Settings>; number?: string; a
     settings: { ...defaultSettings, ...options.settings },
     sinks: [],
   });
-  const host = new RecordingHost(services.runtime);
+  const host = new RecordingHost(services.connectorHost);
   const sockets: FakeSocket[] = [];
   const autoOpen = options.autoOpen ?? true;
   const factory = createWhatsAppWebFactory({
@@ -621,8 +621,8 @@ describe('sending (at the Baileys socket boundary)', () => {
   it('relays with our key id as the WhatsApp message id; a retry relays the same id', async () => {
     const w = await connected();
     const message = outbound('3EB0OURKEY0000000001', PN, textContent('hello', undefined));
-    await w.connector.send(message);
-    await w.connector.send(message);
+    await w.connector.messaging.send(message);
+    await w.connector.messaging.send(message);
     expect(w.socket().relayed).toEqual([
       { jid: PN, message: proto.Message.fromObject({ conversation: 'hello' }), options: { messageId: '3EB0OURKEY0000000001' } },
       { jid: PN, message: proto.Message.fromObject({ conversation: 'hello' }), options: { messageId: '3EB0OURKEY0000000001' } },
@@ -632,7 +632,7 @@ describe('sending (at the Baileys socket boundary)', () => {
   it('turns JSON content back into protobuf: base64 → bytes, numeric strings → 64-bit, poll secrets kept', async () => {
     const w = await connected();
     const poll = pollContent('Lunch?', ['Pizza', 'Sushi'], 1);
-    await w.connector.send(outbound('3EB0POLL000000000001', PN, poll));
+    await w.connector.messaging.send(outbound('3EB0POLL000000000001', PN, poll));
     const [relayed] = w.socket().relayed;
     const secret = relayed.message.messageContextInfo?.messageSecret;
     expect(Buffer.from(secret!).toString('base64')).toBe((poll.content.messageContextInfo as { messageSecret: string }).messageSecret);
@@ -646,7 +646,7 @@ describe('sending (at the Baileys socket boundary)', () => {
     const built = mediaContent(prepared, { url: '', directPath: '' }, { caption: 'menu' });
     await w.store.db.insertInto('media_blobs').values({ id: 'blob-1', instance_id: w.instance.id, data: plain, created_at: Date.now() }).execute();
 
-    await w.connector.send(outbound('3EB0MEDIA00000000001', PN, built, { mediaBlobId: 'blob-1' }));
+    await w.connector.messaging.send(outbound('3EB0MEDIA00000000001', PN, built, { mediaBlobId: 'blob-1' }));
 
     const [upload] = w.socket().uploads;
     expect(upload.mediaType).toBe('document');
@@ -666,10 +666,10 @@ describe('sending (at the Baileys socket boundary)', () => {
     const plain = Buffer.from('%PDF-1.4 another document\n');
     const prepared = await prepareMedia(plain, 'document', { fileName: 'b.pdf' });
     await w.store.db.insertInto('media_blobs').values({ id: 'blob-enc', instance_id: w.instance.id, data: prepared.encrypted, created_at: Date.now() }).execute();
-    await w.connector.send(outbound('3EB0MEDIA00000000002', PN, mediaContent(prepared, { url: '', directPath: '' }, {}), { mediaBlobId: 'blob-enc' }));
+    await w.connector.messaging.send(outbound('3EB0MEDIA00000000002', PN, mediaContent(prepared, { url: '', directPath: '' }, {}), { mediaBlobId: 'blob-enc' }));
     expect(w.socket().uploads[0].bytes.equals(prepared.encrypted)).toBe(true);
 
-    await w.connector.send(outbound('3EB0MEDIA00000000003', PN, mediaContent(prepared, { url: 'https://mmg.whatsapp.net/x.enc', directPath: '/x.enc' }, {})));
+    await w.connector.messaging.send(outbound('3EB0MEDIA00000000003', PN, mediaContent(prepared, { url: 'https://mmg.whatsapp.net/x.enc', directPath: '/x.enc' }, {})));
     expect(w.socket().uploads).toHaveLength(1);
   });
 
@@ -687,8 +687,8 @@ describe('sending (at the Baileys socket boundary)', () => {
     const prepared = await prepareMedia(Buffer.from('%PDF-1.4 x\n'), 'document', { fileName: 'c.pdf' });
     const built = mediaContent(prepared, { url: '', directPath: '' }, {});
     await w.store.db.insertInto('media_blobs').values({ id: 'blob-wrong', instance_id: w.instance.id, data: Buffer.from('other bytes'), created_at: Date.now() }).execute();
-    const missing = await w.connector.send(outbound('K1', PN, built, { mediaBlobId: 'nope' })).catch((e: unknown) => e);
-    const wrong = await w.connector.send(outbound('K2', PN, built, { mediaBlobId: 'blob-wrong' })).catch((e: unknown) => e);
+    const missing = await w.connector.messaging.send(outbound('K1', PN, built, { mediaBlobId: 'nope' })).catch((e: unknown) => e);
+    const wrong = await w.connector.messaging.send(outbound('K2', PN, built, { mediaBlobId: 'blob-wrong' })).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Error);
     expect(missing).not.toBeInstanceOf(TransientConnectorError);
     expect(String(missing)).toMatch(/kept copy is gone/);
@@ -700,7 +700,7 @@ describe('sending (at the Baileys socket boundary)', () => {
   it('statuses go to status@broadcast with statusJidList; the font name becomes its wire number', async () => {
     const w = await connected();
     const built = statusTextContent('Open today', '#008000', 2);
-    await w.connector.send(outbound('3EB0STATUS0000000001', 'status@broadcast', built, { statusJidList: [PN, '5511977776666@s.whatsapp.net'] }));
+    await w.connector.messaging.send(outbound('3EB0STATUS0000000001', 'status@broadcast', built, { statusJidList: [PN, '5511977776666@s.whatsapp.net'] }));
     const [relayed] = w.socket().relayed;
     expect(relayed.jid).toBe('status@broadcast');
     expect(relayed.options).toEqual({ messageId: '3EB0STATUS0000000001', statusJidList: [PN, '5511977776666@s.whatsapp.net'] });
@@ -709,8 +709,8 @@ describe('sending (at the Baileys socket boundary)', () => {
 
   it('mentionsEveryOne mentions every current participant of a group (a plain text becomes an extended one)', async () => {
     const w = await connected();
-    await w.connector.send(outbound('3EB0MENTION000000001', GROUP, textContent('meeting now', undefined), { mentionsEveryOne: true }));
-    await w.connector.send(outbound('3EB0MENTION000000002', PN, textContent('only a chat', undefined), { mentionsEveryOne: true }));
+    await w.connector.messaging.send(outbound('3EB0MENTION000000001', GROUP, textContent('meeting now', undefined), { mentionsEveryOne: true }));
+    await w.connector.messaging.send(outbound('3EB0MENTION000000002', PN, textContent('only a chat', undefined), { mentionsEveryOne: true }));
     const [group, chat] = w.socket().relayed;
     expect(group.message.conversation).toBeFalsy();
     expect(group.message.extendedTextMessage).toMatchObject({ text: 'meeting now', contextInfo: { mentionedJid: ['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'] } });
@@ -720,18 +720,18 @@ describe('sending (at the Baileys socket boundary)', () => {
   it('a closed socket or a connection failure is a TransientConnectorError; a refusal is not', async () => {
     const w = await connected();
     w.socket().relayError = boom('Connection Closed', 428);
-    const transient = await w.connector.send(outbound('K3', PN, textContent('x', undefined))).catch((e: unknown) => e);
+    const transient = await w.connector.messaging.send(outbound('K3', PN, textContent('x', undefined))).catch((e: unknown) => e);
     expect(transient).toBeInstanceOf(TransientConnectorError);
     w.socket().relayError = boom('not-acceptable', 406);
-    const refused = await w.connector.send(outbound('K4', PN, textContent('x', undefined))).catch((e: unknown) => e);
+    const refused = await w.connector.messaging.send(outbound('K4', PN, textContent('x', undefined))).catch((e: unknown) => e);
     expect(refused).not.toBeInstanceOf(TransientConnectorError);
     expect(String(refused)).toMatch(/refused the send/);
 
     await w.connector.stop();
     for (const attempt of [
-      w.connector.send(outbound('K5', PN, textContent('x', undefined))),
-      w.connector.sendPresence(PN, 'composing'),
-      w.connector.markRead([{ remoteJid: PN, keyId: 'K' }]),
+      w.connector.messaging.send(outbound('K5', PN, textContent('x', undefined))),
+      w.connector.presence!.sendPresence(PN, 'composing'),
+      w.connector.messaging.markRead([{ remoteJid: PN, keyId: 'K' }]),
     ]) {
       await expect(attempt).rejects.toBeInstanceOf(TransientConnectorError);
     }
@@ -739,15 +739,15 @@ describe('sending (at the Baileys socket boundary)', () => {
 
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
     const w = await connected();
-    await w.connector.sendPresence(PN, 'composing');
-    await w.connector.sendPresence('', 'available');
+    await w.connector.presence!.sendPresence(PN, 'composing');
+    await w.connector.presence!.sendPresence('', 'available');
     expect(w.socket().of('sendPresenceUpdate')).toEqual([
       ['composing', PN],
       ['available', undefined],
     ]);
 
     const privacy: PrivacySettings = { readreceipts: 'none', profile: 'contacts', status: 'contact_blacklist', online: 'match_last_seen', last: 'none', groupadd: 'contacts' };
-    await w.connector.updatePrivacy(privacy);
+    await w.connector.privacy!.updatePrivacy(privacy);
     expect(w.socket().calls.filter((c) => c.method.startsWith('update')).map((c) => [c.method, c.args[0]])).toEqual([
       ['updateReadReceiptsPrivacy', 'none'],
       ['updateProfilePicturePrivacy', 'contacts'],
@@ -756,12 +756,12 @@ describe('sending (at the Baileys socket boundary)', () => {
       ['updateLastSeenPrivacy', 'none'],
       ['updateGroupsAddPrivacy', 'contacts'],
     ]);
-    await expect(w.connector.updatePrivacy({ ...privacy, online: 'contacts' })).rejects.toThrow(/online must be one of/);
+    await expect(w.connector.privacy!.updatePrivacy({ ...privacy, online: 'contacts' })).rejects.toThrow(/online must be one of/);
 
     // A group message's sender is remembered so its read receipt can be addressed.
     w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.imageInGroup as never] });
     await w.settle();
-    await w.connector.markRead([
+    await w.connector.messaging.markRead([
       { remoteJid: GROUP, keyId: 'A5F1E2D3C4B5A6978812' },
       { remoteJid: PN, keyId: '3EB0C431C26A1916E07A' },
     ]);
@@ -778,13 +778,13 @@ describe('sending (at the Baileys socket boundary)', () => {
   it('uploads media when the send is accepted if connected, else leaves it for send time', async () => {
     const w = await connected();
     const encrypted = randomBytes(64);
-    expect(await w.connector.uploadMedia!(encrypted, 'image')).toEqual({
+    expect(await w.connector.messaging.uploadMedia!(encrypted, 'image')).toEqual({
       url: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc',
       directPath: '/v/t62.7119-24/uploaded.enc',
     });
     expect(w.socket().uploads[0]).toMatchObject({ mediaType: 'image', fileEncSha256B64: createHash('sha256').update(encrypted).digest('base64') });
     await w.connector.stop();
-    expect(await w.connector.uploadMedia!(encrypted, 'image')).toEqual({ url: '', directPath: '' });
+    expect(await w.connector.messaging.uploadMedia!(encrypted, 'image')).toEqual({ url: '', directPath: '' });
   });
 });
 

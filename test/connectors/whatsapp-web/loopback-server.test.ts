@@ -403,7 +403,7 @@ async function makeWorld(options: { number?: string; target?: StoreTarget } = {}
     settings: { ...defaultSettings },
     sinks: [],
   });
-  const host = new RecordingHost(services.runtime);
+  const host = new RecordingHost(services.connectorHost);
   const connectors: Connector[] = [];
   cleanups.push(async () => {
     for (const connector of connectors) await connector.stop().catch(() => undefined);
@@ -440,7 +440,7 @@ async function makeWorld(options: { number?: string; target?: StoreTarget } = {}
       return rows.map((r) => r.event);
     },
     async sessionRow() {
-      return services.runtime.loadSession(instance.id);
+      return services.connectorHost.loadSession(instance.id);
     },
     async keyRows() {
       const rows = await store.db.selectFrom('session_keys').select(['id']).where('instance_id', '=', instance.id).execute();

@@ -1,4 +1,4 @@
-// Renders a link code as the QR image clients show: a PNG data URL.
+// Renders a link code as the QR image clients show (the sandbox's and WhatsApp Web's): a PNG data URL.
 import QRCode from 'qrcode';
 
 const fallbackColour = '#198754';

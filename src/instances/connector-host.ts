@@ -1,114 +1,52 @@
-// Live side of instances: one connector each, their lifecycle, and the host that turns connector reports into state and events.
+// The ConnectorHost: turns what connectors report into stored state and events (connection, messages, receipts, sessions).
 import { timeOrderedId } from '../platform/util/time-ordered-id.js';
-import type { Config } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import type { Db } from '../platform/store/db.js';
 import { inUnit } from '../platform/store/unit.js';
 import { GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
-import { KeyedSerialQueue } from '../platform/util/keyed-serial-queue.js';
 import type { EventWriter } from '../events/writer.js';
-import type { Connector, ConnectorFactory, ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../core/connector.js';
 import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import { sourceOfId } from '../messages/ids.js';
-import type { SendWorkers } from '../messages/send-worker.js';
 import type { InstanceRegistry } from './registry.js';
-import type { ConnectionState, Instance, Integration } from '../core/instance.js';
+import type { SessionStore } from './sessions.js';
+import type { ConnectionState, Instance } from '../core/instance.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 
-export interface RuntimeDeps {
+export interface ConnectorHostDeps {
   db: Db;
-  config: Config;
   logger: Logger;
   registry: InstanceRegistry;
   events: EventWriter;
   statuses: StatusRecorder;
-  workers: SendWorkers;
-  factories: Record<Integration, ConnectorFactory>;
+  sessions: SessionStore;
 }
 
-export class InstanceRuntime implements ConnectorHost {
-  private readonly connectors = new Map<string, Connector>();
+/** Told when an instance's connection opens or closes (after it is stored; a logout before). */
+export type ConnectionListener = (instanceId: string, state: ConnectionState) => Promise<void> | void;
+
+export class InstanceConnectorHost implements ConnectorHost {
   /** Presence and plain events of all instances share transactions. */
   private readonly commits: GroupCommit;
   /** Received messages and receipts of all instances, recorded in bulk. */
   private readonly reports: ReportBatcher;
-  /** Session key writes of each instance, applied in the order asked. */
-  private readonly keyWrites = new KeyedSerialQueue();
+  private readonly connectionListeners: ConnectionListener[] = [];
 
-  constructor(private readonly deps: RuntimeDeps) {
+  constructor(private readonly deps: ConnectorHostDeps) {
     this.commits = new GroupCommit(deps.db);
     this.reports = new ReportBatcher({ db: deps.db, events: deps.events, statuses: deps.statuses, sourceOf: (instance) => this.source(instance) });
   }
 
-  connectorOf(instanceId: string): Connector | undefined {
-    return this.connectors.get(instanceId);
+  /** The instance lifecycle listens here, to pause and resume send workers. */
+  onConnection(listener: ConnectionListener): void {
+    this.connectionListeners.push(listener);
   }
 
-  /** Creates the connector of an instance (idempotent). */
-  attach(instance: Instance): Connector {
-    let connector = this.connectors.get(instance.id);
-    if (!connector) {
-      connector = this.deps.factories[instance.integration](instance, this);
-      this.connectors.set(instance.id, connector);
-    }
-    return connector;
-  }
-
-  /** At start: every instance gets its connector; those with a session (or always-on kinds) connect. */
-  async startAll(): Promise<void> {
-    for (const instance of this.deps.registry.all()) {
-      const connector = this.attach(instance);
-      const session = await this.loadSession(instance.id);
-      const alwaysOn = instance.integration === 'EVOLUTION' || instance.integration === 'WHATSAPP-BUSINESS';
-      if (session || alwaysOn || instance.status !== 'close') {
-        await connector.start().catch((error: unknown) =>
-          this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'),
-        );
-      }
-    }
-  }
-
-  async connect(instance: Instance): Promise<Connector> {
-    const connector = this.attach(instance);
-    if (connector.state() === 'close') await connector.start();
-    return connector;
-  }
-
-  async restart(instance: Instance): Promise<Connector> {
-    const connector = this.attach(instance);
-    await connector.stop();
-    await connector.start();
-    return connector;
-  }
-
-  async logout(instance: Instance): Promise<void> {
-    await this.attach(instance).logout();
-  }
-
-  /**
-   * Closes and forgets the connector of a deleted instance: a connected or connecting one logs out first (as Evolution
-   * does), one already closed is only stopped (no logout events for an account that is not linked).
-   */
-  async detach(instance: Instance): Promise<void> {
-    const connector = this.connectors.get(instance.id);
-    this.connectors.delete(instance.id);
-    await this.deps.workers.pause(instance.id);
-    if (!connector) return;
-    if (connector.state() === 'close') await connector.stop().catch(() => undefined);
-    else await connector.logout().catch(() => connector.stop());
-  }
-
-  async stopAll(): Promise<void> {
-    const all = [...this.connectors.values()];
-    await Promise.all(all.map((c) => c.stop().catch(() => undefined)));
-  }
-
-  // ---- ConnectorHost ----
 
   async connectionChanged(
     instanceId: string,
@@ -133,8 +71,7 @@ export class InstanceRuntime implements ConnectorHost {
       return next;
     });
     this.deps.logger.info({ instance: updated.name, state: change.state }, 'connection state changed');
-    if (change.state === 'open') this.deps.workers.resume(instanceId);
-    else await this.deps.workers.pause(instanceId);
+    await this.tellConnection(instanceId, change.state);
   }
 
   async qrUpdated(instanceId: string, qr: QrState): Promise<void> {
@@ -216,48 +153,9 @@ export class InstanceRuntime implements ConnectorHost {
     return row ? Buffer.from(row.data) : null;
   }
 
-  readonly sessionKeys: SessionKeyStore = {
-    get: async (instanceId, type, ids) => {
-      if (ids.length === 0) return {};
-      const rows = await this.deps.db
-        .selectFrom('session_keys')
-        .select(['id', 'value'])
-        .where('instance_id', '=', instanceId)
-        .where('type', '=', type)
-        .where('id', 'in', ids)
-        .execute();
-      return Object.fromEntries(rows.map((r) => [r.id, r.value]));
-    },
-    set: async (instanceId, entries) => {
-      if (entries.length === 0) return;
-      const now = Date.now();
-      await this.keyWrites.run(instanceId, () =>
-        this.deps.db.transaction().execute(async (tx) => {
-          for (const entry of entries) {
-            if (entry.value === null) {
-              await tx
-                .deleteFrom('session_keys')
-                .where('instance_id', '=', instanceId)
-                .where('type', '=', entry.type)
-                .where('id', '=', entry.id)
-                .execute();
-            } else {
-              const value = entry.value;
-              await tx
-                .insertInto('session_keys')
-                .values({ instance_id: instanceId, type: entry.type, id: entry.id, value, updated_at: now })
-                .onConflict((oc) => oc.columns(['instance_id', 'type', 'id']).doUpdateSet({ value, updated_at: now }))
-                .execute();
-            }
-          }
-        }),
-      );
-    },
-    clear: async (instanceId) => {
-      // After the writes asked for before it: a write still in flight must not bring keys back after a logout.
-      await this.keyWrites.run(instanceId, () => this.deps.db.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute());
-    },
-  };
+  get sessionKeys(): SessionKeyStore {
+    return this.deps.sessions.keys;
+  }
 
   async messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
@@ -279,7 +177,7 @@ export class InstanceRuntime implements ConnectorHost {
   async loggedOut(instanceId: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    await this.deps.workers.pause(instanceId);
+    await this.tellConnection(instanceId, 'close');
     await inUnit(this.deps.db, async (unit) => {
       await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
       const next = await this.deps.registry.updateConnection(unit, instance, {
@@ -296,23 +194,16 @@ export class InstanceRuntime implements ConnectorHost {
     this.deps.logger.info({ instance: instance.name }, 'instance logged out');
   }
 
-  async loadSession(instanceId: string): Promise<Record<string, unknown> | null> {
-    const row = await this.deps.db.selectFrom('sessions').select('data').where('instance_id', '=', instanceId).executeTakeFirst();
-    return row ? (JSON.parse(row.data) as Record<string, unknown>) : null;
+  loadSession(instanceId: string): Promise<Record<string, unknown> | null> {
+    return this.deps.sessions.load(instanceId);
   }
 
-  async saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void> {
-    const { db } = this.deps;
-    if (data === null) {
-      await db.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
-      return;
-    }
-    const row = { instance_id: instanceId, data: JSON.stringify(data), updated_at: Date.now() };
-    await db
-      .insertInto('sessions')
-      .values(row)
-      .onConflict((oc) => oc.column('instance_id').doUpdateSet({ data: row.data, updated_at: row.updated_at }))
-      .execute();
+  saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void> {
+    return this.deps.sessions.save(instanceId, data);
+  }
+
+  private async tellConnection(instanceId: string, state: ConnectionState): Promise<void> {
+    for (const listener of this.connectionListeners) await listener(instanceId, state);
   }
 
   private source(instance: Instance) {

@@ -1,0 +1,51 @@
+// The SANDBOX connector kind: a messenger simulated inside the service (QR scan, injection, its own media store).
+import { messageOperations, type ConnectorKind } from '../../core/connector-kind.js';
+import type { KindDeps } from '../kind-deps.js';
+import { plainCreationFields } from '../plain-creation.js';
+import { removeCodesOf } from './codes.js';
+import { SandboxNetwork } from './network.js';
+import { sandboxRoutes } from './routes.js';
+
+const name = 'SANDBOX';
+
+export function sandboxKind(deps: KindDeps): ConnectorKind {
+  const { config, instances } = deps;
+  const network = new SandboxNetwork({
+    db: deps.db,
+    config,
+    host: deps.host,
+    logger: deps.logger,
+    lookup: {
+      byId: (id) => instances.byId(id),
+      byOwnerJid: (jid) => {
+        const instance = instances.byOwnerJid(jid);
+        return instance && instance.status === 'open' && instance.integration === name ? instance : undefined;
+      },
+    },
+  });
+  deps.onRemove(removeCodesOf);
+  return {
+    name,
+    label: 'Sandbox',
+    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true },
+    alwaysOn: false,
+    creationFields: plainCreationFields,
+    // SANDBOX_AUTO_LINK: linked at creation, to `number` or a generated one, for demos and tests.
+    ...(config.sandboxAutoLink
+      ? {
+          linkAtCreation: {
+            check: (input) => {
+              if (input.number !== undefined) network.checkAutoLinkNumber(input.number);
+            },
+            link: async (instance, input) => {
+              await network.autoLink(instance, input.number);
+            },
+          },
+        }
+      : {}),
+    create: (instance) => network.createConnector(instance),
+    routes: async (app) => {
+      await app.register(sandboxRoutes, { network, integration: name, instanceName: (id) => instances.byId(id)?.name });
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// The stored sessions of instances (one JSON document each) and their many small keys (Signal keys), as connectors keep them.
+import type { SessionKeyStore } from '../core/connector.js';
+import type { Instance } from '../core/instance.js';
+import type { Db } from '../platform/store/db.js';
+import type { Unit } from '../platform/store/unit.js';
+import { KeyedSerialQueue } from '../platform/util/keyed-serial-queue.js';
+
+export class SessionStore {
+  /** Session key writes of each instance, applied in the order asked. */
+  private readonly keyWrites = new KeyedSerialQueue();
+
+  constructor(private readonly db: Db) {}
+
+  async load(instanceId: string): Promise<Record<string, unknown> | null> {
+    const row = await this.db.selectFrom('sessions').select('data').where('instance_id', '=', instanceId).executeTakeFirst();
+    return row ? (JSON.parse(row.data) as Record<string, unknown>) : null;
+  }
+
+  async save(instanceId: string, data: Record<string, unknown> | null): Promise<void> {
+    const { db } = this;
+    if (data === null) {
+      await db.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
+      return;
+    }
+    const row = { instance_id: instanceId, data: JSON.stringify(data), updated_at: Date.now() };
+    await db
+      .insertInto('sessions')
+      .values(row)
+      .onConflict((oc) => oc.column('instance_id').doUpdateSet({ data: row.data, updated_at: row.updated_at }))
+      .execute();
+  }
+
+  readonly keys: SessionKeyStore = {
+    get: async (instanceId, type, ids) => {
+      if (ids.length === 0) return {};
+      const rows = await this.db
+        .selectFrom('session_keys')
+        .select(['id', 'value'])
+        .where('instance_id', '=', instanceId)
+        .where('type', '=', type)
+        .where('id', 'in', ids)
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.id, r.value]));
+    },
+    set: async (instanceId, entries) => {
+      if (entries.length === 0) return;
+      const now = Date.now();
+      await this.keyWrites.run(instanceId, () =>
+        this.db.transaction().execute(async (tx) => {
+          for (const entry of entries) {
+            if (entry.value === null) {
+              await tx
+                .deleteFrom('session_keys')
+                .where('instance_id', '=', instanceId)
+                .where('type', '=', entry.type)
+                .where('id', '=', entry.id)
+                .execute();
+            } else {
+              const value = entry.value;
+              await tx
+                .insertInto('session_keys')
+                .values({ instance_id: instanceId, type: entry.type, id: entry.id, value, updated_at: now })
+                .onConflict((oc) => oc.columns(['instance_id', 'type', 'id']).doUpdateSet({ value, updated_at: now }))
+                .execute();
+            }
+          }
+        }),
+      );
+    },
+    clear: async (instanceId) => {
+      // After the writes asked for before it: a write still in flight must not bring keys back after a logout.
+      await this.keyWrites.run(instanceId, () => this.db.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute());
+    },
+  };
+}
+
+/** The session and session keys of a deleted instance (a removal hook). */
+export async function removeSessionsOf(unit: Unit, instance: Instance): Promise<void> {
+  await unit.tx.deleteFrom('sessions').where('instance_id', '=', instance.id).execute();
+  await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instance.id).execute();
+}
