@@ -552,7 +552,7 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.presence!.sendPresence(jid(B), 'composing');
     await a.connector.presence!.sendPresence(jid('4915100000000'), 'composing');
-    expect(w.host.calls).toEqual([
+    expect(w.host.named()).toEqual([
       { kind: 'presence', id: b.instance.id, chatJid: jid(A), senderJid: jid(A), presence: 'composing' },
     ]);
   });

@@ -587,6 +587,8 @@ describe.each(targets)('the session in the store ($name)', (target) => {
 
     w.mock.last.sendNode({ tag: 'failure', attrs: { reason: '401' } });
     await waitFor(() => w.host.of('loggedOut').length > 0, 10_000, { what: 'logged out', intervalMs: 25 });
+    // The report is recorded when it is made; the logout's unit of work (session, events, state) commits after it.
+    await waitFor(() => w.services.registry.byInstanceId(w.instance.id)?.ownerJid === null, 10_000, { what: 'logout stored', intervalMs: 25 });
 
     expect(connector.state()).toBe('close');
     expect(await w.sessionRow()).toBeNull();
