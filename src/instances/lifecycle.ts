@@ -9,7 +9,7 @@ import type { InstanceConnectorHost } from './connector-host.js';
 import type { InstanceRegistry } from './registry.js';
 
 /** The send workers as the lifecycle drives them. */
-export interface WorkerSwitch {
+interface WorkerSwitch {
   pause(instanceId: string): Promise<void>;
   resume(instanceId: string): void;
 }

@@ -10,7 +10,7 @@ export interface PreparedSticker {
   isAnimated: boolean;
 }
 
-export const STICKER_SIZE = 512;
+const STICKER_SIZE = 512;
 /** WhatsApp's size limits for sticker files; quality is lowered step by step to fit. */
 const STATIC_LIMIT = 100 * 1024;
 const ANIMATED_LIMIT = 500 * 1024;

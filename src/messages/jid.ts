@@ -44,10 +44,6 @@ export function toJid(input: string, field = 'number'): string {
   return `${digits}@s.whatsapp.net`;
 }
 
-export function isGroupJid(jid: string): boolean {
-  return jid.endsWith('@g.us');
-}
-
 export const statusBroadcastJid = 'status@broadcast';
 
 /** The recipient of a chat message: any address but the status feed, which has its own route and audience. */

@@ -17,7 +17,7 @@ const CreationSinkInput = Type.Object({ enabled: Type.Optional(Type.Boolean()), 
 /** A field's name inside its parent (`webhook.url`), or alone when the settings came flat (`url`). */
 export const fieldAt = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
 
-export function parseEvents(events: string[] | undefined, field: string): EventName[] {
+function parseEvents(events: string[] | undefined, field: string): EventName[] {
   const out: EventName[] = [];
   (events ?? []).forEach((value, index) => {
     const name = resolveEventName(value);

@@ -2,7 +2,7 @@
 import { ProviderError } from '../../core/connector.js';
 
 /** Meta's limits for interactive list messages (characters, counts). */
-export const listLimits = {
+const listLimits = {
   header: 60,
   body: 4096,
   footer: 60,

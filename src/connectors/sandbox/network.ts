@@ -37,7 +37,7 @@ export interface InjectResult {
   messageTimestamp: number;
 }
 
-export const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
+const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
 const maxProfileNameLength = 100;
 /** Generated numbers collide only by chance (10 random digits); a few draws always suffice. */
 const numberDraws = 20;

@@ -105,7 +105,7 @@ export function parsed<T extends string | number | boolean>(options: Declared<T>
 }
 
 /** The words an on/off variable accepts; a family of event filters reads them too. */
-export const parseFlag: Parse<boolean> = (value, fallback, problem) => {
+const parseFlag: Parse<boolean> = (value, fallback, problem) => {
   const lower = value.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;

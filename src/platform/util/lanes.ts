@@ -1,6 +1,6 @@
 // Runs ordered lanes of work concurrently: one runner per lane at a time, lanes polled from the store and woken on demand.
 
-export interface LaneHead {
+interface LaneHead {
   /** Identifies the lane (a chat, a webhook destination). */
   key: string;
   /** When the lane's first item may run (epoch ms). */

@@ -26,7 +26,7 @@ export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRo
 }
 
 /** The stream subject that covers a publication: the instance's or prefix's whole space, else the subject itself. */
-export function natsPattern(prefix: string) {
+function natsPattern(prefix: string) {
   return (publication: Publication): string => {
     if (publication.scope === 'instance') return `${publication.instance}.>`;
     return prefix ? `${prefix}.>` : publication.target;

@@ -78,13 +78,13 @@ export class RabbitTopology {
 }
 
 /** Evolution's queue names: `<instance>.<wire event>` for an instance, `[<prefix>.]<wire event>` for the global exchange. */
-export function queueName(publication: Publication, globalPrefix: string): string {
+function queueName(publication: Publication, globalPrefix: string): string {
   if (publication.scope === 'instance') return `${publication.instance}.${publication.event}`;
   return globalPrefix ? `${globalPrefix}.${publication.event}` : publication.event;
 }
 
 /** The AMQP reply code of a channel error raised by the broker (absent for connection failures). */
-export function codeOf(error: unknown): number | undefined {
+function codeOf(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'number' ? code : undefined;
 }

@@ -48,7 +48,7 @@ const leaseMarginMs = 30_000;
 const startMarginMs = 5_000;
 
 /** The retry waits of the configuration: exponential, capped, spread by jitter, never below the first wait. */
-export function backoffPolicy(config: Config): BackoffPolicy {
+function backoffPolicy(config: Config): BackoffPolicy {
   return {
     initialMs: config.webhookRetryInitialDelayMs,
     maxMs: config.webhookRetryMaxDelayMs,

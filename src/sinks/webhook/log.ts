@@ -2,9 +2,9 @@
 import { redactUrl } from './urls.js';
 import type { Db } from '../../platform/store/db.js';
 import type { DeliveryTarget } from './lanes.js';
-import { deliveryStates, type DeliveryRow, type DeliveryState } from './queries.js';
+import { type DeliveryRow, type DeliveryState } from './queries.js';
 
-export interface DeliveryView {
+interface DeliveryView {
   id: number;
   eventId: string;
   /** Catalogue name, e.g. `MESSAGES_UPSERT`. */
@@ -40,10 +40,6 @@ export class InvalidCursorError extends Error {
     super('cursor is not valid');
     this.name = 'InvalidCursorError';
   }
-}
-
-export function isDeliveryState(value: unknown): value is DeliveryState {
-  return typeof value === 'string' && (deliveryStates as readonly string[]).includes(value);
 }
 
 /**

@@ -122,7 +122,7 @@ export const webhookRoutes =
         },
       },
       async (request) => {
-        const instance = pathInstance(request);
+        pathInstance(request);
         const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidInput('limit must be a whole number from 1 to 200');
         try {

@@ -2,7 +2,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeSecret } from '../../platform/util/webhook-secret.js';
 
-export { decodeSecret } from '../../platform/util/webhook-secret.js';
 
 // A type alias (not an interface) so it can be passed wherever a plain header record is expected.
 export type SignatureHeaders = {
@@ -12,7 +11,7 @@ export type SignatureHeaders = {
 };
 
 /** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`. */
-export function signPayload(key: Buffer, id: string, timestampSec: number, body: string): string {
+function signPayload(key: Buffer, id: string, timestampSec: number, body: string): string {
   const mac = createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`, 'utf8').digest('base64');
   return `v1,${mac}`;
 }

@@ -18,7 +18,7 @@ export interface WebsocketPayload {
   apikey: string | null;
 }
 
-export function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
+function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
   return {
     id: envelope.id,
     event: envelope.event,

@@ -7,7 +7,7 @@ import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
 import { parseSinkSettings } from '../sink-settings.js';
 
-export const WebsocketInput = Type.Object({
+const WebsocketInput = Type.Object({
   enabled: Type.Boolean(),
   events: Type.Optional(Type.Array(Type.String())),
 });

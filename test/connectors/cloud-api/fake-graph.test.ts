@@ -18,7 +18,8 @@ import {
   type Connector,
   type OutboundMessage,
 } from '../../../src/core/connector.js';
-import { CloudApiConnector, cloudApiConnectorFactory, type CloudApiSettings } from '../../../src/connectors/cloud-api/index.js';
+import { CloudApiConnector, cloudApiConnectorFactory } from '../../../src/connectors/cloud-api/connector.js';
+import type { CloudApiSettings } from '../../../src/connectors/cloud-api/settings.js';
 import { cloudApiWebhookRoutes } from '../../../src/connectors/cloud-api/webhook.routes.js';
 import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';

@@ -12,7 +12,7 @@ import {
   type Connector,
   type ConnectorHost,
 } from '../../../src/core/connector.js';
-import { SandboxNetwork } from '../../../src/connectors/sandbox/index.js';
+import { SandboxNetwork } from '../../../src/connectors/sandbox/network.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
 import { silentLogger } from '../../../src/platform/logger.js';
 import { openStore, type Store } from '../../../src/platform/store/db.js';

@@ -18,11 +18,7 @@ import {
   type Connector,
   type InboundMessage,
   type OutboundMessage,
-  type Presence,
-  type QrState,
 } from '../../../src/core/connector.js';
-import type { EventName } from '../../../src/core/event-catalog.js';
-import type { MessageStatus } from '../../../src/core/message-status.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
 import { encryptMedia } from '../../../src/media/crypto.js';

@@ -24,7 +24,6 @@ import { natsMark } from '../../../src/sinks/nats/mark.js';
 import { BrokerRouter } from '../../../src/sinks/broker-relay/routing.js';
 import type { OutboxRow } from '../../../src/sinks/broker-relay/outbox-feed.js';
 import type { SinkConfig } from '../../../src/events/sink-configs.js';
-import { brokerRoutes } from '../../../src/sinks/broker-relay/routes.js';
 import { covers, validSubject } from '../../../src/sinks/nats/stream.js';
 import { globalWants, safeAddress } from '../../../src/sinks/broker-relay/settings.js';
 import { withHeartbeat } from '../../../src/sinks/rabbitmq/publisher.js';
