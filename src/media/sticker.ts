@@ -40,6 +40,7 @@ export async function prepareSticker(bytes: Buffer, field: string): Promise<Prep
     }
     if (webp.length <= limit) break;
   }
+  if (webp === undefined) throw new Error('QUALITY_STEPS is empty');
   // Still over the limit at the lowest quality: send it anyway; WhatsApp may still accept it.
-  return { bytes: webp!, width: STICKER_SIZE, height: STICKER_SIZE, isAnimated };
+  return { bytes: webp, width: STICKER_SIZE, height: STICKER_SIZE, isAnimated };
 }

@@ -10,7 +10,7 @@ import {
   type MessagingModule,
   type OutboundMessage,
 } from '../../core/connector.js';
-import { GraphClient, type FetchLike } from './graph-client.js';
+import { GraphClient, type FetchLike, type SentMessage } from './graph-client.js';
 import { MessageIds } from './message-ids.js';
 import { earlyReceipts } from './early-receipts.js';
 import { mediaPart, planOutbound, quotedKeyIdOf, recipientOf, type OutboundPlan } from './outbound.js';
@@ -104,7 +104,7 @@ export class CloudApiConnector implements Connector {
       type: part.type,
       [part.type]: part.body,
     };
-    let sent;
+    let sent: SentMessage;
     try {
       sent = await this.graph.sendMessage(phoneNumberId, token, body);
     } catch (error) {

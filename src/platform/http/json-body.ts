@@ -54,8 +54,8 @@ function charsetOf(contentType: string | undefined): string | undefined {
 function nestingProblem(value: unknown, limit = maxBodyNesting): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const stack: { node: object; depth: number }[] = [{ node: value, depth: 1 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { node, depth } = top;
     if (depth > limit) return `body nests objects and arrays more than ${limit} levels deep`;
     const children = Array.isArray(node) ? node : Object.values(node);
     for (const child of children) if (child !== null && typeof child === 'object') stack.push({ node: child as object, depth: depth + 1 });

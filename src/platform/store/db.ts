@@ -132,7 +132,10 @@ async function readColumnTypes(pool: pg.Pool, schema: string): Promise<ColumnTyp
   const types: ColumnTypes = new Map();
   for (const row of rows) {
     let table = types.get(row.table_name);
-    if (!table) types.set(row.table_name, (table = new Map()));
+    if (!table) {
+      table = new Map();
+      types.set(row.table_name, table);
+    }
     table.set(row.column_name, row.data_type);
   }
   return types;

@@ -66,7 +66,9 @@ export class BatchCommit<T, R, U = Unit> {
           await this.oneByOne(batch);
           continue;
         }
-        batch.forEach((p, i) => p.resolve(results[i]));
+        batch.forEach((p, i) => {
+          p.resolve(results[i]);
+        });
       }
     } finally {
       this.running--;

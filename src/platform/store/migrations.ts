@@ -1,5 +1,5 @@
 // Versioned schema migrations, one list for SQLite and PostgreSQL, applied at start.
-import { Kysely, Migrator, sql, type ColumnDefinitionBuilder, type Migration, type MigrationProvider } from 'kysely';
+import { type Kysely, Migrator, sql, type ColumnDefinitionBuilder, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './types.js';
 
 function serial(dialect: Dialect) {

@@ -2,7 +2,7 @@
 import { redactUrl } from './urls.js';
 import type { Db } from '../../platform/store/db.js';
 import type { DeliveryTarget } from './lanes.js';
-import { type DeliveryRow, type DeliveryState } from './queries.js';
+import type { DeliveryRow, DeliveryState } from './queries.js';
 
 interface DeliveryView {
   id: number;

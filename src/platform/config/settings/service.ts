@@ -10,7 +10,7 @@ export const server = {
   host: text({ env: 'SERVER_HOST', default: '0.0.0.0', meaning: 'Address to listen on.' }),
   serverUrl: text({
     env: 'SERVER_URL',
-    default: computed('http://localhost:<port>', (valueOf) => `http://localhost:${valueOf(port)}`),
+    default: computed('http://localhost:<port>', (settingValue) => `http://localhost:${settingValue(port)}`),
     tidy: withoutTrailingSlashes,
     meaning: 'Public base URL, sent as `server_url` in events.',
   }),
