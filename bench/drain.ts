@@ -95,7 +95,7 @@ async function run(store: string): Promise<void> {
     await waitReady(child, async () => (await fetch(`${base}/health`)).status === 200);
     const api = async (path: string, body: unknown, apikey = key) => {
       const response = await fetch(`${base}/messenger/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', apikey }, body: JSON.stringify(body) });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field
       return (await response.json()) as any;
     };
     const created = await api('instance/create', { instanceName: 'drain', integration: 'SANDBOX', qrcode: true });

@@ -440,7 +440,11 @@ function analyse(result: PhaseResult, censoredLags: number[]): void {
   result.peakPerS = result.perSecond.length > 1 ? Math.max(...result.perSecond.slice(0, -1)) : result.eventsPerS;
   const lags = Float64Array.from([...arrivals.map((a) => a.arrivedMs - a.writtenMs), ...censoredLags]).sort();
   const bySecond: number[][] = [];
-  for (const a of arrivals) (bySecond[Math.max(0, Math.floor((a.writtenMs - t0) / 1000))] ??= []).push(a.arrivedMs - a.writtenMs);
+  for (const a of arrivals) {
+    const second = Math.max(0, Math.floor((a.writtenMs - t0) / 1000));
+    bySecond[second] ??= [];
+    bySecond[second].push(a.arrivedMs - a.writtenMs);
+  }
   result.lag = {
     p50: percentile(lags, 0.5),
     p99: percentile(lags, 0.99),
@@ -504,7 +508,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
         headers: { 'content-type': 'application/json', apikey: key },
         body: JSON.stringify(body),
       });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field
       const answer = { status: response.status, body: (await response.json()) as any };
       if (answer.status >= 300) throw new Error(`${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       return answer;

@@ -288,7 +288,7 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
         headers: { 'content-type': 'application/json', apikey: key },
         body: JSON.stringify(body),
       });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field
       return { status: response.status, body: (await response.json()) as any };
     };
     const instanceName = 'bench';

@@ -5,12 +5,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type StoreTarget, type TestApp } from '../support/harness.js';
 import { uniqueName, uniqueNumber } from '../support/unique.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { StatusRecorder } from '../../src/messages/status-recorder.js';
 
 const targets = await storeTargets();
+
+// biome-ignore lint/suspicious/noExplicitAny: answers, event data and messages are read field by field
+type Json = any;
 
 const nextNumber = () => uniqueNumber('4915');
 const nextName = uniqueName;
@@ -49,7 +52,7 @@ function upsertsOf(rx: Receiver, instance: string) {
 }
 
 /** Index of the first event matching `pred` in arrival order (-1 when none). */
-function indexOf(rx: Receiver, pred: (body: Record<string, unknown> & { event: string; instance: string; data: any }) => boolean) {
+function indexOf(rx: Receiver, pred: (body: Record<string, unknown> & { event: string; instance: string; data: Json }) => boolean) {
   return rx.events.findIndex((e) => pred(e.body));
 }
 
@@ -104,7 +107,7 @@ async function serveBytes(bytes: Buffer, type: string) {
   };
 }
 
-function expectErrorEnvelope(res: { status: number; body: any }, status: number, matcher?: RegExp) {
+function expectErrorEnvelope(res: { status: number; body: Json }, status: number, matcher?: RegExp) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toMatchObject({ status, error: expect.any(String) });
   expect(Array.isArray(res.body.response?.message)).toBe(true);
@@ -113,17 +116,31 @@ function expectErrorEnvelope(res: { status: number; body: any }, status: number,
   if (matcher) expect(res.body.response.message.join(' | ')).toMatch(matcher);
 }
 
+/**
+ * One app (started with `env`) and one webhook receiver for the suite it is called in: started before the suite's
+ * tests and handed to `ready` (which may link parties), closed after them.
+ */
+function appWithReceiver(target: StoreTarget, ready: (t: TestApp, rx: Receiver) => void | Promise<void>, env: Record<string, string> = {}) {
+  let t: TestApp | undefined;
+  let rx: Receiver | undefined;
+  beforeAll(async () => {
+    t = await startApp(target, env);
+    rx = await startReceiver();
+    await ready(t, rx);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await rx?.close();
+  });
+}
+
 describe.each(targets)('messaging over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`sandbox messaging (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
+    appWithReceiver(target, (app, receiver) => {
+      t = app;
+      rx = receiver;
     });
 
     it('delivers A→B: upsert on B, send.message then SERVER_ACK then DELIVERY_ACK on A, READ on markMessageAsRead', async () => {
@@ -300,20 +317,16 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     let rx: Receiver;
     let a: Party;
     let b: Party;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
+    appWithReceiver(target, async (app, receiver) => {
+      t = app;
+      rx = receiver;
       a = await party(t, rx, 'shape-a');
       // b views statuses (readStatus on); the status tests post to it.
       b = await party(t, rx, 'shape-b', { readStatus: true });
     });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
-    });
 
     /** The common parts of every send answer: 201, PENDING, key, numeric timestamp. */
-    function expectRecord(res: { status: number; body: any }, remoteJid: string) {
+    function expectRecord(res: { status: number; body: Json }, remoteJid: string) {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body.status).toBe('PENDING');
       expect(res.body.key).toMatchObject({ remoteJid, fromMe: true, id: expect.stringMatching(/\S/) });
@@ -323,7 +336,7 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     }
 
     /** Checks an image message against the plaintext the caller sent, and that B can fetch and open it. */
-    async function expectImage(msg: any, plain: Buffer, caption: string, width: number, height: number) {
+    async function expectImage(msg: Json, plain: Buffer, caption: string, width: number, height: number) {
       expect(msg).toMatchObject({
         url: expect.any(String),
         mimetype: 'image/png',
@@ -753,15 +766,11 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     let rx: Receiver;
     let a: Party;
     let b: Party;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
+    appWithReceiver(target, async (app, receiver) => {
+      t = app;
+      rx = receiver;
       a = await party(t, rx, 'pr-a');
       b = await party(t, rx, 'pr-b');
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
     });
 
     const presencesOnB = (presence: string) =>
@@ -812,13 +821,9 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`send queue (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
+    appWithReceiver(target, (app, receiver) => {
+      t = app;
+      rx = receiver;
     });
 
     it('answers a delayed send at once and delivers ten sends in acceptance order, typing shown first', async () => {
@@ -1034,14 +1039,14 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`send expiry (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
-    beforeAll(async () => {
-      t = await startApp(target, { SEND_EXPIRE_AFTER_MS: '1000' });
-      rx = await startReceiver();
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
-    });
+    appWithReceiver(
+      target,
+      (app, receiver) => {
+        t = app;
+        rx = receiver;
+      },
+      { SEND_EXPIRE_AFTER_MS: '1000' },
+    );
 
     it('turns a send that waits past SEND_EXPIRE_AFTER_MS into ERROR with a messages.update', async () => {
       const name = nextName('exp');

@@ -79,7 +79,7 @@ export interface TestApp {
   app: FastifyInstance;
   dataDir: string;
   /** Calls the API: path relative to /messenger unless it starts with '/'. The body is JSON of any shape the test inspects. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers field by field
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers field by field
   api(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -158,7 +158,7 @@ export async function startApp(
 export interface ReceivedEvent {
   path: string;
   headers: IncomingHttpHeaders;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a delivered event body is inspected field by field
+  // biome-ignore lint/suspicious/noExplicitAny: a delivered event body is inspected field by field
   body: any;
 }
 

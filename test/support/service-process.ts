@@ -79,7 +79,7 @@ afterAll(async () => {
 });
 
 function client(base: string, key: string) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
   return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
     const response = await fetch(`${base}/messenger/${path}`, {
       method,

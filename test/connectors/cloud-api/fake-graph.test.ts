@@ -25,7 +25,7 @@ import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';
 import { statusOf } from '../../../src/platform/http/error-envelope.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies and answers are inspected field by field
+// biome-ignore lint/suspicious/noExplicitAny: request bodies and answers are inspected field by field
 type Json = any;
 
 const targets = await storeTargets();

@@ -552,7 +552,7 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.presence!.sendPresence(jid(B), 'composing');
     await a.connector.presence!.sendPresence(jid('4915100000000'), 'composing');
-    expect(w.host.calls).toEqual([
+    expect(w.host.named()).toEqual([
       { kind: 'presence', id: b.instance.id, chatJid: jid(A), senderJid: jid(A), presence: 'composing' },
     ]);
   });
@@ -648,7 +648,7 @@ describe('sandbox media', () => {
     const fileName = uploaded.directPath.slice('/sandbox/media/'.length);
     expect(uploaded.url).toBe(`http://gateway.test/messenger/sandbox/media/${fileName}`);
     expect(await w.network.readMedia(fileName)).toEqual(bytes);
-    expect(await w.network.readMedia('0'.repeat(32) + '.enc')).toBeNull();
+    expect(await w.network.readMedia(`${'0'.repeat(32)}.enc`)).toBeNull();
     const viaConnector = await w.add('alpha').connector.messaging.uploadMedia!(Buffer.from('more'), 'document');
     expect(await w.network.readMedia(viaConnector.directPath.slice('/sandbox/media/'.length))).toEqual(Buffer.from('more'));
     for (const bad of ['../test.db', '..%2Ftest.db', `../sandbox-media/${fileName}`, fileName.toUpperCase(), `${fileName}/`, 'test.db', '']) {

@@ -137,7 +137,9 @@ describe.each(targets)('units of work on $name', (target) => {
 
     it('keeps every value as given through an insert-only unit: awkward text, big numbers, nulls, rows with fewer columns', async () => {
       await inInsertUnit(store().db, async (unit) => {
-        awkwardTexts.forEach((text, i) => unit.insert('outbox', { ...outboxRow(i, 'values'), body: text, created_at: 1_790_000_000_123 + i }));
+        awkwardTexts.forEach((text, i) => {
+          unit.insert('outbox', { ...outboxRow(i, 'values'), body: text, created_at: 1_790_000_000_123 + i });
+        });
         // A row without a column the others have: null there, as with any multi-row insert.
         unit.insert('message_status', { message_id: 'm1', instance_id: 'values', status: 'READ', detail: 'seen', at: 2 });
         unit.insert('message_status', { message_id: 'm2', instance_id: 'values', status: 'READ', at: 3 });
@@ -171,7 +173,9 @@ describe.each(targets)('units of work on $name', (target) => {
       const ids = await seed('gtext', 3);
       await inWriteUnit(store().db, (unit) => {
         unit.guardBy(store().db.updateTable('outbox').set({ created_at: 9 }).where('id', 'in', [ids[0]!, ids[2]!]).returning('id'));
-        ids.forEach((id, i) => unit.guarded(id).insert('message_status', { message_id: id, instance_id: 'gtext', status: 'READ', detail: awkwardTexts[i]!, at: i }));
+        ids.forEach((id, i) => {
+          unit.guarded(id).insert('message_status', { message_id: id, instance_id: 'gtext', status: 'READ', detail: awkwardTexts[i]!, at: i });
+        });
       });
       const rows = await store().db.selectFrom('message_status').select(['message_id', 'detail', 'at']).where('instance_id', '=', 'gtext').orderBy('message_id').execute();
       expect(rows.map((r) => ({ ...r, at: Number(r.at) }))).toEqual([

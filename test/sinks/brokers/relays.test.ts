@@ -6,7 +6,7 @@ import { createServer, connect as tcpConnect, type Server, type Socket } from 'n
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as amqpConnect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { connect as amqpConnect, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { connect as natsConnect, type JetStreamManager, type NatsConnection, type Subscription } from 'nats';
 import { pino } from 'pino';
@@ -187,7 +187,7 @@ async function startProxy(port: number) {
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- received envelopes are inspected field by field
+// biome-ignore lint/suspicious/noExplicitAny: received envelopes are inspected field by field
 type Body = any;
 
 interface AmqpReceived {
@@ -202,15 +202,12 @@ interface AmqpReceived {
 /** A consumer of its own, straight on the broker: a private queue bound to an exchange with `#`. */
 class AmqpConsumer {
   readonly received: AmqpReceived[] = [];
-  private constructor(
-    private readonly model: ChannelModel,
-    private readonly channel: Channel,
-  ) {}
+  private constructor(private readonly model: ChannelModel) {}
 
   static async bind(exchanges: string[]): Promise<AmqpConsumer> {
     const model = await amqpConnect(AMQP_URI);
     const channel = await model.createChannel();
-    const consumer = new AmqpConsumer(model, channel);
+    const consumer = new AmqpConsumer(model);
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     for (const exchange of exchanges) {
       await channel.assertExchange(exchange, 'topic', { durable: true, autoDelete: false });

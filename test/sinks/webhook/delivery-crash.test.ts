@@ -60,7 +60,7 @@ async function deliveryLog(api: Api, instance: string, status?: string): Promise
 interface Received {
   headers: IncomingHttpHeaders;
   raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a delivered body is inspected field by field
+  // biome-ignore lint/suspicious/noExplicitAny: a delivered body is inspected field by field
   body: any;
 }
 

@@ -167,7 +167,9 @@ describe.each(targets)('websocket on $name', (target) => {
         ['/ws-nobody', { auth: { apikey: t.globalKey } }, 404],
       ];
       const errors = await Promise.all(cases.map(([namespace, options]) => refused(open(t.url, namespace, options))));
-      errors.forEach((err, i) => expect(err.data?.status, `${cases[i][0]} ${JSON.stringify(cases[i][1])}: ${err.message}`).toBe(cases[i][2]));
+      errors.forEach((err, i) => {
+        expect(err.data?.status, `${cases[i][0]} ${JSON.stringify(cases[i][1])}: ${err.message}`).toBe(cases[i][2]);
+      });
       // A foreign and an unknown name answer alike, so an instance key cannot probe names.
       expect(errors[5].message).toBe(errors[6].message);
       // Without a key, an existing and an unknown name answer alike too.
@@ -230,9 +232,11 @@ describe.each(targets)('websocket on $name', (target) => {
     let ws: WebsocketHandle;
     const clients: Client[] = [];
 
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: Biome takes describe.skipIf(…)(…) for no scope; this is the only beforeAll of its describe
     beforeAll(async () => {
       t = await startApp(target);
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: as above, the only afterAll of its describe
     afterAll(async () => {
       for (const c of clients) c.socket.close();
       await ws?.close();
