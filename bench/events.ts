@@ -52,6 +52,7 @@ import {
   waitReady,
   type Child,
   type CpuShare,
+  benchArg,
 } from './lib-bench.js';
 
 const targets = { eventsPerS: 5_000, lagP99Ms: 100 };
@@ -87,12 +88,7 @@ function parseArgs(argv: string[]): Options {
     cpuProfDir: undefined,
   };
   for (const arg of argv) {
-    const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
-    const num = () => {
-      const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
-      return n;
-    };
+    const { name, value, num } = benchArg(arg);
     if (name === 'sends') options.sends = Math.round(num());
     else if (name === 'concurrency') options.concurrency = Math.round(num());
     else if (name === 'rate') options.rate = num();

@@ -33,6 +33,7 @@ import {
   stopChild,
   waitReady,
   type CpuShare,
+  benchArg,
 } from './lib-bench.js';
 import { runWrk, wrkMissing } from './wrk.js';
 import autocannon from 'autocannon';
@@ -62,12 +63,7 @@ interface Options {
 function parseArgs(argv: string[]): Options {
   const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false, floor: false, load: wrkMissing() ? 'autocannon' : 'wrk' };
   for (const arg of argv) {
-    const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
-    const num = () => {
-      const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
-      return n;
-    };
+    const { name, value, num } = benchArg(arg);
     if (name === 'connections') options.connections = Math.round(num());
     else if (name === 'warmup') options.warmupS = num();
     else if (name === 'duration') options.durationS = num();
