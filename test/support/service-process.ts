@@ -78,9 +78,11 @@ afterAll(async () => {
   }
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
+type Json = any;
+
 function client(base: string, key: string) {
-  // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
     const response = await fetch(`${base}/messenger/${path}`, {
       method,
       headers: { apikey: key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
