@@ -54,7 +54,11 @@ export class EventRetention {
     const relayed =
       this.relayingBrokers.length === 0
         ? undefined
-        : await this.db.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).where('sink', 'in', this.relayingBrokers).executeTakeFirst();
+        : await this.db
+            .selectFrom('broker_cursors')
+            .select((eb) => eb.fn.min('last_seq').as('seq'))
+            .where('sink', 'in', this.relayingBrokers)
+            .executeTakeFirst();
     let events = 0;
     for (;;) {
       let query = this.db

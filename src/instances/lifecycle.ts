@@ -56,9 +56,7 @@ export class InstanceLifecycle {
       const session = await this.deps.host.loadSession(instance.id);
       const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
       if (session || alwaysOn || instance.status !== 'close') {
-        await connector.start().catch((error: unknown) =>
-          this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'),
-        );
+        await connector.start().catch((error: unknown) => this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'));
       }
     }
   }

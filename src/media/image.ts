@@ -33,9 +33,13 @@ export async function prepareImage(bytes: Buffer, mimetype: string, field: strin
   let sent = bytes;
   let sentType = mimetype;
   if (!SENT_AS_IS.has(mimetype)) {
-    sent = await sharp(bytes).autoOrient().jpeg({ quality: 90 }).toBuffer().catch(() => {
-      throw undecodable();
-    });
+    sent = await sharp(bytes)
+      .autoOrient()
+      .jpeg({ quality: 90 })
+      .toBuffer()
+      .catch(() => {
+        throw undecodable();
+      });
     sentType = 'image/jpeg';
   }
   const thumbnail = await sharp(bytes)

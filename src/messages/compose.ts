@@ -10,7 +10,9 @@ export interface ContextInput {
 }
 
 /** The quoted message's content when it must be looked up from the store. */
-export type QuotedLookup = (keyId: string) => Promise<{ content: Record<string, unknown>; remoteJid: string; fromMe: boolean; participant: string | null } | undefined>;
+export type QuotedLookup = (
+  keyId: string,
+) => Promise<{ content: Record<string, unknown>; remoteJid: string; fromMe: boolean; participant: string | null } | undefined>;
 
 export async function buildContextInfo(input: ContextInput, ownerJid: string | null, lookup: QuotedLookup) {
   const contextInfo: Record<string, unknown> = {};

@@ -45,7 +45,10 @@ export const MediaBody = Type.Object({
   fileName: Type.Optional(Type.String({ maxLength: 255 })),
 });
 
-export const StickerBody = Type.Object({ ...commonSendFields, sticker: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL of an image' }) });
+export const StickerBody = Type.Object({
+  ...commonSendFields,
+  sticker: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL of an image' }),
+});
 
 const Row = Type.Object({ title: Type.String({ minLength: 1 }), description: Type.Optional(Type.String()), rowId: Type.Optional(Type.String()) });
 const Section = Type.Object({ title: Type.Optional(Type.String()), rows: Type.Array(Row, { minItems: 1 }) });

@@ -133,7 +133,11 @@ function readableHeader(value: string): string {
 }
 
 function hashRequest(route: string, body: unknown): string {
-  return createHash('sha256').update(route).update('\0').update(canonicalJson(body ?? null)).digest('hex');
+  return createHash('sha256')
+    .update(route)
+    .update('\0')
+    .update(canonicalJson(body ?? null))
+    .digest('hex');
 }
 
 /** JSON with object keys sorted, so the same body in another key order counts as the same request. */

@@ -33,11 +33,7 @@ function parseEvents(events: string[] | undefined, field: string): EventName[] {
  * The settings to store from a request's `input` (found at `field`): the events checked first, then the sink's own
  * options (`optionsOf`, told whether the sink is enabled). A disabled sink keeps no event list.
  */
-export function parseSinkSettings(
-  input: BasicSinkInput,
-  field: string,
-  optionsOf: (enabled: boolean) => Record<string, unknown> = () => ({}),
-): SinkConfig {
+export function parseSinkSettings(input: BasicSinkInput, field: string, optionsOf: (enabled: boolean) => Record<string, unknown> = () => ({})): SinkConfig {
   const enabled = input.enabled ?? true;
   const events = parseEvents(input.events, field);
   const options = optionsOf(enabled);

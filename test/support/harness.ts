@@ -82,7 +82,11 @@ export interface TestApp {
   app: FastifyInstance;
   dataDir: string;
   /** Calls the API: path relative to /messenger unless it starts with '/'. The body is JSON of any shape the test inspects. */
-  api(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: Json; headers: Headers }>;
+  api(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: Json; headers: Headers }>;
   close(): Promise<void>;
 }
 

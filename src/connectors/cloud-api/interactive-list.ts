@@ -73,7 +73,8 @@ export function interactiveList(list: Record<string, unknown>): Record<string, u
     });
     return { ...(sectionTitle ? { title: sectionTitle } : {}), rows: graphRows };
   });
-  if (rowCount > listLimits.rows) problems.push(`the list has ${rowCount} rows; WHATSAPP-BUSINESS allows at most ${listLimits.rows} rows across all sections (Meta's limit)`);
+  if (rowCount > listLimits.rows)
+    problems.push(`the list has ${rowCount} rows; WHATSAPP-BUSINESS allows at most ${listLimits.rows} rows across all sections (Meta's limit)`);
   if (problems.length > 0) throw new ProviderError('refused', problems);
 
   return {

@@ -130,7 +130,7 @@ export class SandboxNetwork {
       throw invalidInput(`instance ${name} is not linked; scan its QR code first`);
     }
     const shaped = shapeInjected(input);
-    if (shaped.remoteJid === party.ownerJid) throw invalidInput('from must be another number than the instance\'s own');
+    if (shaped.remoteJid === party.ownerJid) throw invalidInput("from must be another number than the instance's own");
     const id = newKeyId();
     const timestamp = Math.floor(Date.now() / 1000);
     await this.deps.host.messageReceived(instanceId, {

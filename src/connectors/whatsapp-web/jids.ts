@@ -28,7 +28,6 @@ export interface ResolvedAddress {
   alt?: string;
 }
 
-
 /**
  * Knows which phone address hides behind an @lid address: from Baileys' hints (remoteJidAlt, participantAlt, contacts
  * with both forms, lid-mapping events) and, failing those, from Baileys' own LID store.

@@ -171,11 +171,7 @@ export class ForbiddenAddressError extends Error {
   readonly host: string;
 
   constructor(host: string, address: string, reason: string) {
-    super(
-      host === address
-        ? `${address} is a forbidden address: ${reason}`
-        : `${host} resolves to a forbidden address (${address}): ${reason}`,
-    );
+    super(host === address ? `${address} is a forbidden address: ${reason}` : `${host} resolves to a forbidden address (${address}): ${reason}`);
     this.name = 'ForbiddenAddressError';
     this.host = host;
     this.address = address;

@@ -17,9 +17,7 @@ export interface GuardedDispatcherOptions extends AddressPolicy {
 
 const systemResolver: Resolver = (hostname, family) =>
   new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, family, verbatim: true }, (err, addresses) =>
-      err ? reject(err) : resolve(addresses),
-    );
+    dnsLookup(hostname, { all: true, family, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses)));
   });
 
 /**
@@ -39,9 +37,10 @@ export function createGuardedLookup(opts: GuardedDispatcherOptions): LookupFunct
           // Every address is forbidden here, so the first one has a reason.
           const first = addresses[0];
           const reason = first ? isForbiddenAddress(first.address, opts) : null;
-          const err = first && reason !== null
-            ? new ForbiddenAddressError(hostname, first.address, reason)
-            : Object.assign(new Error(`${hostname} did not resolve to any address`), { code: 'ENOTFOUND' });
+          const err =
+            first && reason !== null
+              ? new ForbiddenAddressError(hostname, first.address, reason)
+              : Object.assign(new Error(`${hostname} did not resolve to any address`), { code: 'ENOTFOUND' });
           callback(err, options.all ? [] : '', undefined);
           return;
         }

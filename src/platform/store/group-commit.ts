@@ -61,7 +61,12 @@ export class BatchCommit<T, R, U = Unit> {
         this.schedule();
         let results: R[];
         try {
-          results = await this.runUnit(this.db, (unit) => this.write(unit, batch.map((p) => p.item)));
+          results = await this.runUnit(this.db, (unit) =>
+            this.write(
+              unit,
+              batch.map((p) => p.item),
+            ),
+          );
         } catch {
           await this.oneByOne(batch);
           continue;

@@ -7,8 +7,7 @@ function serial(dialect: Dialect) {
 }
 
 function initial(dialect: Dialect): Migration {
-  const idColumn = (builder: ColumnDefinitionBuilder) =>
-    dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement();
+  const idColumn = (builder: ColumnDefinitionBuilder) => (dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement());
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -71,12 +70,7 @@ function initial(dialect: Dialect): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema
-        .createIndex('messages_key')
-        .on('messages')
-        .columns(['instance_id', 'key_id', 'from_me'])
-        .unique()
-        .execute();
+      await db.schema.createIndex('messages_key').on('messages').columns(['instance_id', 'key_id', 'from_me']).unique().execute();
       await db.schema
         .createIndex('messages_idempotency')
         .on('messages')

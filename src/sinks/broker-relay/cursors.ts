@@ -87,9 +87,7 @@ export class CursorStore {
         updated_at: Date.now(),
       }))
       .where('sink', '=', this.sink)
-      .where(({ exists, selectFrom }) =>
-        exists(selectFrom('broker_leases').select('sink').where('sink', '=', this.sink).where('owner', '=', this.owner)),
-      )
+      .where(({ exists, selectFrom }) => exists(selectFrom('broker_leases').select('sink').where('sink', '=', this.sink).where('owner', '=', this.owner)))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

@@ -95,7 +95,10 @@ export class NatsPublisher implements BrokerPublisher {
 export function serversAndCredentials(url: string): Pick<ConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
   const servers: string[] = [];
   const credentials: Pick<ConnectionOptions, 'user' | 'pass' | 'token'> = {};
-  for (const raw of url.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let parsed: URL;
     try {
       parsed = new URL(raw.includes('://') ? raw : `nats://${raw}`);

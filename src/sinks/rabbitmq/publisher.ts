@@ -90,9 +90,12 @@ export class RabbitmqPublisher implements BrokerPublisher {
       link.lost = true;
       if (this.link.current) logger.warn({ reason: why }, 'RabbitMQ connection lost; will reconnect');
       // Only forget the link if it is still the current one (a newer connection may exist already).
-      void this.link.current?.then((current) => {
-        if (current === link) this.link.current = undefined;
-      }, () => undefined);
+      void this.link.current?.then(
+        (current) => {
+          if (current === link) this.link.current = undefined;
+        },
+        () => undefined,
+      );
     };
     model.on('error', (error: Error) => lose(error.message));
     model.on('close', () => lose('connection closed'));

@@ -251,7 +251,10 @@ export class WebhookDispatcher {
       let end = i;
       while (end < prepared.length && !('verdict' in prepared[end])) end++;
       const batch = prepared.slice(i, end) as { row: DeliveryWithBody; request: WebhookRequest }[];
-      const verdicts = await this.sender.send(batch.map((b) => b.request), startBefore);
+      const verdicts = await this.sender.send(
+        batch.map((b) => b.request),
+        startBefore,
+      );
       for (let k = 0; k < verdicts.length; k++) {
         const outcome = this.outcomeOf(batch[k].row, verdicts[k], batchStartedAt);
         if (!outcome) return { outcomes, waits: true };

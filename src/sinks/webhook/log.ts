@@ -59,7 +59,10 @@ export async function listDeliveries(db: Db, scope: DeliveryScope, options: List
   if (!scope.withGlobal) query = query.where('target', '=', 'instance');
   if (options.status) query = query.where('state', '=', options.status);
   if (before !== undefined) query = query.where('id', '<', before);
-  const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

@@ -71,7 +71,11 @@ async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseUntil: n
   const held = await db
     .updateTable('deliveries')
     .set({ next_attempt_at: leaseUntil })
-    .where('id', 'in', rows.map((r) => r.id))
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .where(unindexed('state'), '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .returning('id')

@@ -45,7 +45,13 @@ export const webhookRoutes =
       '/webhook/set/:instance',
       {
         config: access,
-        schema: { tags: ['webhook'], summary: 'Set the instance webhook (the webhook object wrapped or flat)', params: InstanceParams, body: WebhookSetBody, response: createdAnswer('{webhook: {instanceName, webhook: {url, events, enabled, webhookByEvents, webhookBase64, signed}}}') },
+        schema: {
+          tags: ['webhook'],
+          summary: 'Set the instance webhook (the webhook object wrapped or flat)',
+          params: InstanceParams,
+          body: WebhookSetBody,
+          response: createdAnswer('{webhook: {instanceName, webhook: {url, events, enabled, webhookByEvents, webhookBase64, signed}}}'),
+        },
       },
       async (request, reply) => {
         const instance = pathInstance(request);

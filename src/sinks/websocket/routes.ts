@@ -19,7 +19,13 @@ export const websocketRoutes =
       '/websocket/set/:instance',
       {
         config: { access: 'instance' },
-        schema: { tags: ['websocket'], summary: 'Set which events the instance websocket namespace gets', params: InstanceParams, body: Type.Object({ websocket: WebsocketInput }), response: createdAnswer('{websocket: {instanceName, websocket: {enabled, events}}}') },
+        schema: {
+          tags: ['websocket'],
+          summary: 'Set which events the instance websocket namespace gets',
+          params: InstanceParams,
+          body: Type.Object({ websocket: WebsocketInput }),
+          response: createdAnswer('{websocket: {instanceName, websocket: {enabled, events}}}'),
+        },
       },
       async (request, reply) => {
         const instance = pathInstance(request);

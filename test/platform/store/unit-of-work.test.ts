@@ -31,7 +31,15 @@ describe.each(targets)('units of work on $name', (target) => {
     const store = suiteStore(target);
 
     const count = async (table: 'outbox' | 'send_queue', instance: string) =>
-      Number((await store().db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('instance_id', '=', instance).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await store()
+            .db.selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('instance_id', '=', instance)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     it('writes rows of several tables from an insert-only unit, more parameters than one PostgreSQL statement takes', async () => {
       // 5,000 outbox rows (6 values) and 5,000 queue rows (10 values): 80,000 parameters.
@@ -67,7 +75,17 @@ describe.each(targets)('units of work on $name', (target) => {
           unit.insert('send_queue', queueRow(1, 'tx'));
           await unit.flush();
           // Visible inside the transaction after the flush...
-          expect(Number((await unit.tx.selectFrom('outbox').select((eb) => eb.fn.countAll().as('n')).where('instance_id', '=', 'tx').executeTakeFirstOrThrow()).n)).toBe(1);
+          expect(
+            Number(
+              (
+                await unit.tx
+                  .selectFrom('outbox')
+                  .select((eb) => eb.fn.countAll().as('n'))
+                  .where('instance_id', '=', 'tx')
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+          ).toBe(1);
           throw new Error('roll back');
         }),
       ).rejects.toThrow('roll back');
@@ -87,7 +105,9 @@ describe.each(targets)('units of work on $name', (target) => {
     }
 
     const statusRows = async (instance: string) =>
-      (await store().db.selectFrom('message_status').select('message_id').where('instance_id', '=', instance).orderBy('message_id').execute()).map((r) => r.message_id);
+      (await store().db.selectFrom('message_status').select('message_id').where('instance_id', '=', instance).orderBy('message_id').execute()).map(
+        (r) => r.message_id,
+      );
 
     it('write unit: its statements and rows are written, guarded rows and hooks only where the guard answered', async () => {
       const ids = await seed('guard', 3);
@@ -147,7 +167,12 @@ describe.each(targets)('units of work on $name', (target) => {
       const bodies = await store().db.selectFrom('outbox').select(['body', 'created_at']).where('instance_id', '=', 'values').orderBy('seq').execute();
       expect(bodies.map((b) => b.body)).toEqual(awkwardTexts);
       expect(bodies.map((b) => Number(b.created_at))).toEqual(awkwardTexts.map((_, i) => 1_790_000_000_123 + i));
-      const statuses = await store().db.selectFrom('message_status').select(['message_id', 'detail']).where('instance_id', '=', 'values').orderBy('message_id').execute();
+      const statuses = await store()
+        .db.selectFrom('message_status')
+        .select(['message_id', 'detail'])
+        .where('instance_id', '=', 'values')
+        .orderBy('message_id')
+        .execute();
       expect(statuses).toEqual([
         { message_id: 'm1', detail: 'seen' },
         { message_id: 'm2', detail: null },
@@ -177,7 +202,12 @@ describe.each(targets)('units of work on $name', (target) => {
           unit.guarded(id).insert('message_status', { message_id: id, instance_id: 'gtext', status: 'READ', detail: awkwardTexts[i]!, at: i });
         });
       });
-      const rows = await store().db.selectFrom('message_status').select(['message_id', 'detail', 'at']).where('instance_id', '=', 'gtext').orderBy('message_id').execute();
+      const rows = await store()
+        .db.selectFrom('message_status')
+        .select(['message_id', 'detail', 'at'])
+        .where('instance_id', '=', 'gtext')
+        .orderBy('message_id')
+        .execute();
       expect(rows.map((r) => ({ ...r, at: Number(r.at) }))).toEqual([
         { message_id: ids[0], detail: awkwardTexts[0], at: 0 },
         { message_id: ids[2], detail: awkwardTexts[2], at: 2 },

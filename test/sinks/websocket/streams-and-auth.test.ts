@@ -15,7 +15,11 @@ interface Client {
   received: WebsocketPayload[];
 }
 
-function client(url: string, namespace: string, options: { auth?: Record<string, unknown>; query?: Record<string, string>; extraHeaders?: Record<string, string> } = {}): Client {
+function client(
+  url: string,
+  namespace: string,
+  options: { auth?: Record<string, unknown>; query?: Record<string, string>; extraHeaders?: Record<string, string> } = {},
+): Client {
   const socket = connectClient(`${url}${namespace}`, {
     transports: ['websocket'],
     reconnection: false,
@@ -142,7 +146,7 @@ describe.each(targets)('websocket on $name', (target) => {
       expect((await t.api('GET', 'websocket/find/ws-beta')).body).toBeNull();
     });
 
-    it('the global key may join any instance namespace (still filtered by that instance\'s settings)', async () => {
+    it("the global key may join any instance namespace (still filtered by that instance's settings)", async () => {
       await enableWebsocket(t, 'ws-beta', []);
       const c = open(t.url, '/ws-beta', { auth: { apikey: t.globalKey } });
       await connected(c);
