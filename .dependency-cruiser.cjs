@@ -1,5 +1,5 @@
 // The layering of src/: floors from core (imports nothing of ours) up to the composition root; imports only go down.
-// Run by `npm test` (npm run check:layers); test/layers.test.ts shows it fails on a violation.
+// Run by `npm test` (npm run check:layers); test/architecture/layers.test.ts shows it fails on a violation.
 
 /** Each floor and what it may import besides itself (lower floors only). */
 const floors = [

@@ -88,14 +88,26 @@ async function run(store: string): Promise<void> {
   const child = startChild(
     store,
     'src/main.ts',
-    { AUTHENTICATION_API_KEY: key, SERVER_PORT: String(port), SERVER_HOST: '127.0.0.1', SERVER_URL: base, DATA_DIR: join(dir, 'data'), DATABASE_CONNECTION_URI: uri, LOG_LEVEL: 'warn' },
+    {
+      AUTHENTICATION_API_KEY: key,
+      SERVER_PORT: String(port),
+      SERVER_HOST: '127.0.0.1',
+      SERVER_URL: base,
+      DATA_DIR: join(dir, 'data'),
+      DATABASE_CONNECTION_URI: uri,
+      LOG_LEVEL: 'warn',
+    },
     serverNodeFlags,
   );
   try {
     await waitReady(child, async () => (await fetch(`${base}/health`)).status === 200);
     const api = async (path: string, body: unknown, apikey = key) => {
-      const response = await fetch(`${base}/messenger/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', apikey }, body: JSON.stringify(body) });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      const response = await fetch(`${base}/messenger/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', apikey },
+        body: JSON.stringify(body),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field
       return (await response.json()) as any;
     };
     const created = await api('instance/create', { instanceName: 'drain', integration: 'SANDBOX', qrcode: true });

@@ -52,6 +52,7 @@ import {
   waitReady,
   type Child,
   type CpuShare,
+  benchArg,
 } from './lib-bench.js';
 
 const targets = { eventsPerS: 5_000, lagP99Ms: 100 };
@@ -87,12 +88,7 @@ function parseArgs(argv: string[]): Options {
     cpuProfDir: undefined,
   };
   for (const arg of argv) {
-    const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
-    const num = () => {
-      const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
-      return n;
-    };
+    const { name, value, num } = benchArg(arg);
     if (name === 'sends') options.sends = Math.round(num());
     else if (name === 'concurrency') options.concurrency = Math.round(num());
     else if (name === 'rate') options.rate = num();
@@ -259,7 +255,11 @@ function sqliteStore(): StoreProbe {
       return { queued: Number(row.queued), pending: Number(row.pending) };
     },
     async deliveries(pendingOnly = false) {
-      return (open().prepare(pendingOnly ? pendingSql : deliveriesSql).all() as DeliveryRow[]).map((r) => ({ ...r, created_at: Number(r.created_at) }));
+      return (
+        open()
+          .prepare(pendingOnly ? pendingSql : deliveriesSql)
+          .all() as DeliveryRow[]
+      ).map((r) => ({ ...r, created_at: Number(r.created_at) }));
     },
     async dispose() {
       db?.close();
@@ -289,7 +289,10 @@ async function postgresStore(): Promise<StoreProbe> {
       return { queued: Number(row.queued), pending: Number(row.pending) };
     },
     async deliveries(pendingOnly = false) {
-      return ((await (await open()).query(pendingOnly ? pendingSql : deliveriesSql)).rows as DeliveryRow[]).map((r) => ({ ...r, created_at: Number(r.created_at) }));
+      return ((await (await open()).query(pendingOnly ? pendingSql : deliveriesSql)).rows as DeliveryRow[]).map((r) => ({
+        ...r,
+        created_at: Number(r.created_at),
+      }));
     },
     async dispose() {
       await client?.end().catch(() => undefined);
@@ -440,7 +443,11 @@ function analyse(result: PhaseResult, censoredLags: number[]): void {
   result.peakPerS = result.perSecond.length > 1 ? Math.max(...result.perSecond.slice(0, -1)) : result.eventsPerS;
   const lags = Float64Array.from([...arrivals.map((a) => a.arrivedMs - a.writtenMs), ...censoredLags]).sort();
   const bySecond: number[][] = [];
-  for (const a of arrivals) (bySecond[Math.max(0, Math.floor((a.writtenMs - t0) / 1000))] ??= []).push(a.arrivedMs - a.writtenMs);
+  for (const a of arrivals) {
+    const second = Math.max(0, Math.floor((a.writtenMs - t0) / 1000));
+    bySecond[second] ??= [];
+    bySecond[second].push(a.arrivedMs - a.writtenMs);
+  }
   result.lag = {
     p50: percentile(lags, 0.5),
     p99: percentile(lags, 0.99),
@@ -458,7 +465,10 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
   const port = await freePort();
   const globalKey = `bench-${randomBytes(12).toString('hex')}`;
   const base = `http://127.0.0.1:${port}`;
-  const nodeFlags = [...serverNodeFlags, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `events-${store}-${phase}-${Date.now()}`)}`] : [])];
+  const nodeFlags = [
+    ...serverNodeFlags,
+    ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `events-${store}-${phase}-${Date.now()}`)}`] : []),
+  ];
   const child = startChild(
     `switchboard ${store} (${phase})`,
     'src/main.ts',
@@ -504,7 +514,7 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
         headers: { 'content-type': 'application/json', apikey: key },
         body: JSON.stringify(body),
       });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field
       const answer = { status: response.status, body: (await response.json()) as any };
       if (answer.status >= 300) throw new Error(`${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       return answer;
@@ -553,7 +563,9 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     await receiver.sync();
     result.arrivals = receiver.arrivals.slice(from);
     // Still pending at a timeout: they have waited at least this long (a lower bound of their lag).
-    const censored = result.drain.drained ? [] : (await probe.deliveries(true)).filter((r) => r.target === 'instance').map((r) => result.drain.atMs - r.created_at);
+    const censored = result.drain.drained
+      ? []
+      : (await probe.deliveries(true)).filter((r) => r.target === 'instance').map((r) => result.drain.atMs - r.created_at);
     analyse(result, censored);
     process.stdout.write(
       `${result.arrivals.length} events, ${Math.round(result.eventsPerS)} events/s, p99 lag ${result.lag.lowerBound ? '≥' : ''}${fmt(result.lag.p99)} ms` +
@@ -593,7 +605,8 @@ function validate(result: PhaseResult, rows: DeliveryRow[], receiver: Receiver):
     for (const [, state] of lost) byState.set(state, (byState.get(state) ?? 0) + 1);
     result.problems.push(`${lost.length} events marked ${[...byState].map(([k, v]) => `${k} ×${v}`).join(', ')} in the store never reached the receiver`);
   }
-  if (duplicates.length > 0) result.problems.push(`${duplicates.length} events received more than once (${duplicates.reduce((n, [, c]) => n + c - 1, 0)} extra deliveries)`);
+  if (duplicates.length > 0)
+    result.problems.push(`${duplicates.length} events received more than once (${duplicates.reduce((n, [, c]) => n + c - 1, 0)} extra deliveries)`);
   if (unexpected.length > 0) result.problems.push(`${unexpected.length} received events have no delivery in the store`);
   if (receiver.malformed > 0) result.problems.push(`${receiver.malformed} received bodies were not event envelopes`);
   const failures = [...result.sends.failures].map(([status, n]) => `${status || 'connection error'} ×${n}`).join(', ');

@@ -260,3 +260,17 @@ export async function freshPostgresDatabase(prefix = 'bench'): Promise<{ uri: st
  * flag the service's own start scripts use (package.json `start`, Dockerfile); BENCH_NODE_FLAGS overrides (empty: none).
  */
 export const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
+
+/** One `--name=value` argument: its name, its value, and the value read as a positive number (or an error naming it). */
+export function benchArg(arg: string): { name: string; value: string; num(): number } {
+  const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
+  return {
+    name,
+    value,
+    num() {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
+      return n;
+    },
+  };
+}

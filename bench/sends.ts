@@ -33,12 +33,12 @@ import {
   stopChild,
   waitReady,
   type CpuShare,
+  benchArg,
 } from './lib-bench.js';
 import { runWrk, wrkMissing } from './wrk.js';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -60,14 +60,18 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { connections: 50, warmupS: 2, durationS: 10, only: undefined, cpuProfDir: undefined, unlinked: false, floor: false, load: wrkMissing() ? 'autocannon' : 'wrk' };
+  const options: Options = {
+    connections: 50,
+    warmupS: 2,
+    durationS: 10,
+    only: undefined,
+    cpuProfDir: undefined,
+    unlinked: false,
+    floor: false,
+    load: wrkMissing() ? 'autocannon' : 'wrk',
+  };
   for (const arg of argv) {
-    const [name, value = ''] = arg.replace(/^--/, '').split('=', 2);
-    const num = () => {
-      const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
-      return n;
-    };
+    const { name, value, num } = benchArg(arg);
     if (name === 'connections') options.connections = Math.round(num());
     else if (name === 'warmup') options.warmupS = num();
     else if (name === 'duration') options.durationS = num();
@@ -77,15 +81,16 @@ function parseArgs(argv: string[]): Options {
     else if (name === 'load') {
       if (value !== 'autocannon' && value !== 'wrk') throw new Error('--load takes autocannon or wrk');
       options.load = value;
-    }
-    else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
-    else throw new Error(`unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked --floor --load=autocannon|wrk)`);
+    } else if (name === 'cpu-prof') options.cpuProfDir = resolve(value || join(tmpdir(), 'switchboard-bench-prof'));
+    else
+      throw new Error(
+        `unknown option ${arg} (known: --connections --warmup --duration --only=sqlite,postgres --cpu-prof=<dir> --unlinked --floor --load=autocannon|wrk)`,
+      );
   }
   return options;
 }
 
 const sendBody = JSON.stringify({ number: '5511988887777', text: 'bench' });
-
 
 installExitHandlers();
 
@@ -264,7 +269,10 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
   const globalKey = `bench-${randomBytes(12).toString('hex')}`;
   const base = `http://127.0.0.1:${port}`;
   // One folder per run: V8 writes one profile per thread (the tsx loader has its own thread); the largest is the server.
-  const nodeFlags = [...serverNodeFlags, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${name.replace(/\W+/g, '-')}-${Date.now()}`)}`] : [])];
+  const nodeFlags = [
+    ...serverNodeFlags,
+    ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${name.replace(/\W+/g, '-')}-${Date.now()}`)}`] : []),
+  ];
   const child = startChild(
     name,
     'src/main.ts',
@@ -288,7 +296,7 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
         headers: { 'content-type': 'application/json', apikey: key },
         body: JSON.stringify(body),
       });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers are read field by field
+      // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field
       return { status: response.status, body: (await response.json()) as any };
     };
     const instanceName = 'bench';
@@ -312,7 +320,9 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
     const written = measured.cpu.serverWriteBytes;
     // PostgreSQL writes in its own processes, so only SQLite's writes are the server's.
     if (written !== undefined && measured.accepted > 0 && setup.uri.startsWith('file:')) {
-      notes.push(`server process wrote ${(written / 1e6).toFixed(0)} MB to storage in the measured window (${(written / measured.accepted / 1024).toFixed(1)} KiB per accepted send)`);
+      notes.push(
+        `server process wrote ${(written / 1e6).toFixed(0)} MB to storage in the measured window (${(written / measured.accepted / 1024).toFixed(1)} KiB per accepted send)`,
+      );
     }
     if (child.proc.exitCode !== 0) notes.push(`server exit code ${child.proc.exitCode ?? child.proc.signalCode}`);
     // Stored = answered 201 (probe, warm-up, measured) plus up to one request per connection in flight when each
@@ -337,7 +347,6 @@ async function runSwitchboard(options: Options, name: string, setup: StoreSetup,
 
 // ---------------------------------------------------------------------------------------------------------------
 // Report
-
 
 function printTable(rows: Row[], baseline: number): void {
   const header = ['run', 'req/s (201)', 'ratio', 'p50 ms', 'p99 ms', 'p50 ms (exact)', 'p99 ms (exact)', 'answers', 'CPU srv/drv/other', 'verdict'];
@@ -384,8 +393,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   console.log(`Switchboard send benchmark — ${new Date().toISOString()}`);
   console.log(
-    `node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
-      `${options.connections} connections, warm-up ${options.warmupS} s, measured ${options.durationS} s each, load from ${options.load}`,
+    `node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ` + `${options.connections} connections, warm-up ${options.warmupS} s, measured ${options.durationS} s each, load from ${options.load}`,
   );
   console.log(`targets: ratio ≥ ${targets.ratio} of bare Fastify, p99 < ${targets.p99Ms} ms\n`);
   if (options.load === 'autocannon' && missing) {
@@ -438,18 +448,23 @@ async function main(): Promise<void> {
   console.log(`ratio = req/s ÷ ${Math.round(baseline)} (mean of the two bare runs; they differ by ${(drift * 100).toFixed(1)} %).`);
   console.log(
     options.load === 'wrk'
-      ? 'p50/p99 ms: wrk\'s histogram (µs resolution), in both column pairs. PASS needs p99 < target.'
+      ? "p50/p99 ms: wrk's histogram (µs resolution), in both column pairs. PASS needs p99 < target."
       : 'p50/p99 ms: autocannon histogram (whole ms); "exact": from every response time. PASS needs both p99 < target.',
   );
-  if (options.floor) console.log('floor: Fastify plus one group-committed insert of (id, body) per batch in the same store (bench/floor-server.ts): the least a server that stores each send before answering does.');
-  console.log(`CPU srv/drv/other: cores used during the measured window by the server process, the load generator (${options.load}), and everything else (incl. PostgreSQL).`);
+  if (options.floor)
+    console.log(
+      'floor: Fastify plus one group-committed insert of (id, body) per batch in the same store (bench/floor-server.ts): the least a server that stores each send before answering does.',
+    );
+  console.log(
+    `CPU srv/drv/other: cores used during the measured window by the server process, the load generator (${options.load}), and everything else (incl. PostgreSQL).`,
+  );
   if (drift > 0.1) console.log(`WARNING: the bare runs differ by ${(drift * 100).toFixed(1)} %: the machine was busy with other work; compare with care.`);
   // The p99 target is absolute: on a machine where even bare Fastify misses it, no server can show it.
   const bareP99 = Math.min(...bares.map((r) => Math.max(r.m.acP99, r.m.p99)));
   if (!(bareP99 < targets.p99Ms)) {
     console.log(
       `WARNING: bare Fastify's own p99 is ${fmt(bareP99, 2)} ms (its better run), not under the ${targets.p99Ms} ms target: this machine is too ` +
-        'slow or too busy to show the p99 target for any server; compare the p99 to the bare runs\' instead.',
+        "slow or too busy to show the p99 target for any server; compare the p99 to the bare runs' instead.",
     );
   }
   for (const row of rows) {
@@ -458,7 +473,11 @@ async function main(): Promise<void> {
   }
   for (const message of skipped) console.log(`SKIPPED: ${message}`);
   if (options.cpuProfDir) console.log(`CPU profiles written to ${options.cpuProfDir} (npx tsx bench/profile-summary.ts <file>)`);
-  console.log(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `load average at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 
   const invalid = rows.some((r) => r.m.problems.length > 0);
   if (invalid) process.exitCode = 1;

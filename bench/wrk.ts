@@ -75,7 +75,18 @@ export async function runWrk(load: WrkLoad, connections: number, seconds: number
     const [requests, durationUs, p50Us, p99Us, badStatus, connectErrors, readErrors, writeErrors, timeouts] = line[1].trim().split(' ').map(Number);
     const child = times[1];
     const cpuS = Number(child[1]) * 60 + Number(child[2]) + Number(child[3]) * 60 + Number(child[4]);
-    return { requests, durationS: durationUs / 1e6, p50Ms: p50Us / 1000, p99Ms: p99Us / 1000, badStatus, connectErrors, readErrors, writeErrors, timeouts, cpuS };
+    return {
+      requests,
+      durationS: durationUs / 1e6,
+      p50Ms: p50Us / 1000,
+      p99Ms: p99Us / 1000,
+      badStatus,
+      connectErrors,
+      readErrors,
+      writeErrors,
+      timeouts,
+      cpuS,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

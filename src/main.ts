@@ -1,7 +1,7 @@
 // Process entry: configuration, store, services, HTTP server, graceful shutdown.
 import 'dotenv/config';
 import { resolve } from 'node:path';
-import { loadConfig, ConfigError } from './platform/config.js';
+import { loadConfig, ConfigError, type Config } from './platform/config.js';
 import { createLogger } from './platform/logger.js';
 import { openStore } from './platform/store/db.js';
 import { createServices } from './services.js';
@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import { resolveGlobalApiKey, resolveSecretsKey } from './platform/util/data-dir.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

@@ -102,9 +102,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     logger,
     mediaResolver: createMediaResolver({ ...mediaResolverSettings(config), readSandboxFile: (name) => sandboxMedia.read(name) }),
     // Requests leave from a thread of their own unless configured otherwise.
-    ...(config.webhookDeliveryThread
-      ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) }
-      : {}),
+    ...(config.webhookDeliveryThread ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) } : {}),
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });

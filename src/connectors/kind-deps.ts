@@ -7,7 +7,7 @@ import type { Db } from '../platform/store/db.js';
 import type { RemovalHook } from '../instances/removal.js';
 
 /** The instances as a kind may read them (for routing inbound traffic to its instances). */
-export interface InstanceDirectory {
+interface InstanceDirectory {
   all(): Instance[];
   byId(id: string): Instance | undefined;
   /** The instance whose linked account has this address, as last linked (its status says whether it still is). */

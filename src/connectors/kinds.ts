@@ -9,9 +9,4 @@ import { whatsAppWebKind } from './whatsapp-web/kind.js';
 /** Builds one kind from what the service hands it. */
 export type KindEntry = (deps: KindDeps) => ConnectorKind;
 
-export const connectorKinds: readonly KindEntry[] = [
-  whatsAppWebKind,
-  cloudApiKind,
-  evolutionKind,
-  sandboxKind,
-];
+export const connectorKinds: readonly KindEntry[] = [whatsAppWebKind, cloudApiKind, evolutionKind, sandboxKind];

@@ -40,7 +40,6 @@ export class CodedError extends Error {
 }
 
 export const invalidInput = (...messages: string[]) => new CodedError('invalid_input', messages);
-export const notAvailable = (...messages: string[]) => new CodedError('not_available', messages);
 export const unauthenticated = () => new CodedError('unauthenticated', 'Unauthorized');
 export const forbidden = (...messages: string[]) => new CodedError('forbidden', messages);
 export const notFound = (...messages: string[]) => new CodedError('not_found', messages);

@@ -35,7 +35,6 @@ export const privacyValues = {
   groupadd: ['all', 'contacts', 'contact_blacklist'],
 } as const;
 
-export const privacyFields = Object.keys(privacyValues) as (keyof typeof privacyValues)[];
 export type PrivacySettings = Record<keyof typeof privacyValues, string>;
 
 export interface Instance {

@@ -3,7 +3,7 @@
 export const messageStatuses = ['ERROR', 'PENDING', 'SERVER_ACK', 'DELIVERY_ACK', 'READ', 'PLAYED'] as const;
 export type MessageStatus = (typeof messageStatuses)[number];
 
-export function statusRank(status: MessageStatus): number {
+function statusRank(status: MessageStatus): number {
   return messageStatuses.indexOf(status);
 }
 

@@ -14,7 +14,10 @@ export async function removeEventLogOf(unit: Unit, instance: Instance): Promise<
   // Deliveries still owed to the instance's webhook stay (they carry its settings: `keepPendingDeliveries`).
   await tx.deleteFrom('deliveries').where('instance_id', '=', id).where('target', '=', 'instance').where('state', '!=', 'pending').execute();
   // The instance's event log goes too, except events still owed to the global webhook or not yet relayed to a broker.
-  const relayed = await tx.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).executeTakeFirst();
+  const relayed = await tx
+    .selectFrom('broker_cursors')
+    .select((eb) => eb.fn.min('last_seq').as('seq'))
+    .executeTakeFirst();
   let purge = tx
     .deleteFrom('outbox')
     .where('instance_id', '=', id)

@@ -47,13 +47,18 @@ export class EventRetention {
         .limit(rowsPerStatement)
         .execute();
       if (batch.length === 0) break;
-      await this.db.deleteFrom('deliveries').where('id', 'in', batch.map((r) => r.id)).execute();
+      const ids = batch.map((r) => r.id);
+      await this.db.deleteFrom('deliveries').where('id', 'in', ids).execute();
       deliveries += batch.length;
     }
     const relayed =
       this.relayingBrokers.length === 0
         ? undefined
-        : await this.db.selectFrom('broker_cursors').select((eb) => eb.fn.min('last_seq').as('seq')).where('sink', 'in', this.relayingBrokers).executeTakeFirst();
+        : await this.db
+            .selectFrom('broker_cursors')
+            .select((eb) => eb.fn.min('last_seq').as('seq'))
+            .where('sink', 'in', this.relayingBrokers)
+            .executeTakeFirst();
     let events = 0;
     for (;;) {
       let query = this.db
@@ -65,7 +70,8 @@ export class EventRetention {
       if (relayed?.seq !== null && relayed?.seq !== undefined) query = query.where('seq', '<=', Number(relayed.seq));
       const batch = await query.execute();
       if (batch.length === 0) break;
-      await this.db.deleteFrom('outbox').where('seq', 'in', batch.map((r) => r.seq)).execute();
+      const seqs = batch.map((r) => r.seq);
+      await this.db.deleteFrom('outbox').where('seq', 'in', seqs).execute();
       events += batch.length;
     }
     if (deliveries + events > 0) this.logger.info({ deliveries, events }, 'old event log removed');

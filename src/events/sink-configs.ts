@@ -8,7 +8,7 @@ export type { SinkConfig, SinkKind } from '../core/event-sink.js';
 
 /** Whether a destination's settings want `event`: enabled, and subscribed to it (an empty list: every event). */
 export function sinkWants(sink: SinkConfig | undefined, event: EventName): boolean {
-  return sink !== undefined && sink.enabled && subscribed(sink.events, event);
+  return sink?.enabled === true && subscribed(sink.events, event);
 }
 
 export class SinkConfigs {

@@ -47,7 +47,6 @@ export class InstanceConnectorHost implements ConnectorHost {
     this.connectionListeners.push(listener);
   }
 
-
   async connectionChanged(
     instanceId: string,
     change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },

@@ -9,7 +9,7 @@ import type { InstanceConnectorHost } from './connector-host.js';
 import type { InstanceRegistry } from './registry.js';
 
 /** The send workers as the lifecycle drives them. */
-export interface WorkerSwitch {
+interface WorkerSwitch {
   pause(instanceId: string): Promise<void>;
   resume(instanceId: string): void;
 }
@@ -56,9 +56,7 @@ export class InstanceLifecycle {
       const session = await this.deps.host.loadSession(instance.id);
       const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
       if (session || alwaysOn || instance.status !== 'close') {
-        await connector.start().catch((error: unknown) =>
-          this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'),
-        );
+        await connector.start().catch((error: unknown) => this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'));
       }
     }
   }

@@ -141,11 +141,7 @@ export class InstanceRegistry {
   }
 
   async providerTokenOf(instance: Instance): Promise<string | null> {
-    const row = await this.db
-      .selectFrom('instances')
-      .select('provider_token_sealed')
-      .where('id', '=', instance.id)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('instances').select('provider_token_sealed').where('id', '=', instance.id).executeTakeFirst();
     return row?.provider_token_sealed ? this.box.open(row.provider_token_sealed) : null;
   }
 
@@ -222,9 +218,7 @@ export class InstanceRegistry {
         ...(change.profileName !== undefined ? { profile_name: change.profileName } : {}),
         ...(change.profilePicUrl !== undefined ? { profile_pic_url: change.profilePicUrl } : {}),
         ...(change.profileStatus !== undefined ? { profile_status: change.profileStatus } : {}),
-        ...(change.status === 'close'
-          ? { disconnection_reason: change.disconnectionReason ?? null, disconnected_at: Date.now() }
-          : {}),
+        ...(change.status === 'close' ? { disconnection_reason: change.disconnectionReason ?? null, disconnected_at: Date.now() } : {}),
         updated_at: Date.now(),
       })
       .where('id', '=', instance.id)

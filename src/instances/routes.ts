@@ -75,7 +75,17 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
 
   app.post(
     '/instance/create',
-    { config: { access: 'global' }, schema: { tags: ['instance'], summary: 'Create an instance', body: createBody(kinds, sinkCreation), response: createdAnswer('{instance: {instanceName, instanceId, integration, webhook_wa_business, access_token_wa_business, status: "created"}, hash: {apikey}, settings, qrcode?}') } },
+    {
+      config: { access: 'global' },
+      schema: {
+        tags: ['instance'],
+        summary: 'Create an instance',
+        body: createBody(kinds, sinkCreation),
+        response: createdAnswer(
+          '{instance: {instanceName, instanceId, integration, webhook_wa_business, access_token_wa_business, status: "created"}, hash: {apikey}, settings, qrcode?}',
+        ),
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const problem = instanceNameProblem(body.instanceName);
@@ -123,7 +133,15 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
 
   app.get(
     '/instance/connect/:instance',
-    { ...withInstance, schema: { tags: ['instance'], summary: 'Connect (returns the QR code while linking)', params: InstanceParams, querystring: Type.Object({ number: Type.Optional(Type.String()) }) } },
+    {
+      ...withInstance,
+      schema: {
+        tags: ['instance'],
+        summary: 'Connect (returns the QR code while linking)',
+        params: InstanceParams,
+        querystring: Type.Object({ number: Type.Optional(Type.String()) }),
+      },
+    },
     async (request) => {
       const instance = pathInstance(request);
       return connectionAnswer(instance, await instances.connect(instance, request.query.number));

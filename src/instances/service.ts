@@ -115,10 +115,15 @@ export class InstanceService {
           settings: input.settings,
         });
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
-        this.deps.events.emit(unit, eventSourceOf(created, () => apikey), 'INSTANCE_CREATE', {
-          instanceName: created.name,
-          instanceId: created.id,
-        });
+        this.deps.events.emit(
+          unit,
+          eventSourceOf(created, () => apikey),
+          'INSTANCE_CREATE',
+          {
+            instanceName: created.name,
+            instanceId: created.id,
+          },
+        );
         return created;
       });
     } catch (error) {

@@ -49,12 +49,7 @@ export class SessionStore {
         this.db.transaction().execute(async (tx) => {
           for (const entry of entries) {
             if (entry.value === null) {
-              await tx
-                .deleteFrom('session_keys')
-                .where('instance_id', '=', instanceId)
-                .where('type', '=', entry.type)
-                .where('id', '=', entry.id)
-                .execute();
+              await tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).where('type', '=', entry.type).where('id', '=', entry.id).execute();
             } else {
               const value = entry.value;
               await tx

@@ -13,7 +13,13 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<Instanc
     '/settings/set/:instance',
     {
       config: { access: 'instance' },
-      schema: { tags: ['settings'], summary: 'Change behaviour settings (fields left out keep their value)', params: InstanceParams, body: SettingsBody, response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call}}}') },
+      schema: {
+        tags: ['settings'],
+        summary: 'Change behaviour settings (fields left out keep their value)',
+        params: InstanceParams,
+        body: SettingsBody,
+        response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call}}}'),
+      },
     },
     async (request, reply) => {
       const instance = pathInstance(request);

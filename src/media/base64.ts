@@ -34,7 +34,10 @@ export function decodeBase64(input: string, field: string, maxBytes: number): Bu
 export function decodeDataUrl(input: string, field: string, maxBytes: number): InlineMedia {
   const comma = input.indexOf(',');
   if (comma === -1) throw invalidInput(`${field} data URL has no comma before its data (expected data:<mimetype>;base64,<data>)`);
-  const meta = input.slice('data:'.length, comma).split(';').map((p) => p.trim());
+  const meta = input
+    .slice('data:'.length, comma)
+    .split(';')
+    .map((p) => p.trim());
   if (meta[meta.length - 1]?.toLowerCase() !== 'base64') {
     throw invalidInput(`${field} data URL must be base64-encoded (expected data:<mimetype>;base64,<data>)`);
   }

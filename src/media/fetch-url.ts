@@ -23,7 +23,7 @@ export interface FetchedMedia {
   declaredMimetype?: string;
 }
 
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 type Headers = Dispatcher.ResponseData['headers'];

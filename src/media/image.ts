@@ -14,7 +14,7 @@ export interface PreparedImage {
 
 /** Formats WhatsApp clients display directly; other decodable images are converted to JPEG. */
 const SENT_AS_IS = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
-export const THUMBNAIL_WIDTH = 32;
+const THUMBNAIL_WIDTH = 32;
 
 export async function prepareImage(bytes: Buffer, mimetype: string, field: string): Promise<PreparedImage> {
   let width: number;
@@ -33,9 +33,13 @@ export async function prepareImage(bytes: Buffer, mimetype: string, field: strin
   let sent = bytes;
   let sentType = mimetype;
   if (!SENT_AS_IS.has(mimetype)) {
-    sent = await sharp(bytes).autoOrient().jpeg({ quality: 90 }).toBuffer().catch(() => {
-      throw undecodable();
-    });
+    sent = await sharp(bytes)
+      .autoOrient()
+      .jpeg({ quality: 90 })
+      .toBuffer()
+      .catch(() => {
+        throw undecodable();
+      });
     sentType = 'image/jpeg';
   }
   const thumbnail = await sharp(bytes)

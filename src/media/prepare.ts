@@ -24,15 +24,15 @@ const KIND_NOUN: Record<'image' | 'video' | 'audio', string> = {
 
 /** Keeps only the base name, without control characters, at most 255 characters. */
 function cleanFileName(name: string | undefined): string | undefined {
-  const cleaned = name?.replace(/^.*[\\/]/, '').replace(/\p{Cc}/gu, '').trim().slice(0, 255);
+  const cleaned = name
+    ?.replace(/^.*[\\/]/, '')
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || undefined;
 }
 
-export async function prepareMedia(
-  bytes: Buffer,
-  kind: MediaKind,
-  opts: PrepareMediaOptions = {},
-): Promise<PreparedMedia> {
+export async function prepareMedia(bytes: Buffer, kind: MediaKind, opts: PrepareMediaOptions = {}): Promise<PreparedMedia> {
   const field = opts.field ?? (kind === 'sticker' ? 'sticker' : 'media');
   if (bytes.length === 0) throw invalidInput(`${field} is empty`);
   const sniffed = await sniff(bytes);
@@ -44,8 +44,7 @@ export async function prepareMedia(
   let extra: Pick<PreparedMedia, 'width' | 'height' | 'jpegThumbnail' | 'isAnimated'> = {};
 
   if (kind === 'document') {
-    mimetype =
-      detected ?? usableDeclaredMimetype(opts.declaredMimetype) ?? mimetypeFromFileName(fileName) ?? 'application/octet-stream';
+    mimetype = detected ?? usableDeclaredMimetype(opts.declaredMimetype) ?? mimetypeFromFileName(fileName) ?? 'application/octet-stream';
   } else {
     const expected = kind === 'sticker' ? 'image' : kind;
     if (!detected || topLevelType(detected) !== expected) {

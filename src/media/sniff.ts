@@ -21,7 +21,7 @@ export async function sniff(bytes: Buffer): Promise<Sniffed | undefined> {
 }
 
 /** The top-level type of a mimetype ('audio/ogg; codecs=opus' → 'audio'). */
-export const topLevelType = (mime: string): string => mime.split('/')[0]!.toLowerCase();
+export const topLevelType = (mime: string): string => mime.split('/')[0].toLowerCase();
 
 /** Common document types that have no magic number file-type could see (text formats mostly). */
 const BY_EXTENSION: Record<string, string> = {

@@ -10,7 +10,7 @@ export interface PreparedSticker {
   isAnimated: boolean;
 }
 
-export const STICKER_SIZE = 512;
+const STICKER_SIZE = 512;
 /** WhatsApp's size limits for sticker files; quality is lowered step by step to fit. */
 const STATIC_LIMIT = 100 * 1024;
 const ANIMATED_LIMIT = 500 * 1024;
@@ -40,6 +40,7 @@ export async function prepareSticker(bytes: Buffer, field: string): Promise<Prep
     }
     if (webp.length <= limit) break;
   }
+  if (webp === undefined) throw new Error('QUALITY_STEPS is empty');
   // Still over the limit at the lowest quality: send it anyway; WhatsApp may still accept it.
-  return { bytes: webp!, width: STICKER_SIZE, height: STICKER_SIZE, isAnimated };
+  return { bytes: webp, width: STICKER_SIZE, height: STICKER_SIZE, isAnimated };
 }

@@ -30,7 +30,10 @@ export class AttemptRecords {
 
   /** First attempt of a run: counted, and announced with `send.message` (retries are the same message leaving again). */
   markAttempted(unit: WriteUnit, instance: Instance, rows: QueueRow[]): void {
-    countFirstAttempts(unit, rows.map((r) => r.seq));
+    countFirstAttempts(
+      unit,
+      rows.map((r) => r.seq),
+    );
     const source = eventSourceOf(instance, this.deps.apikeyOf);
     for (const row of rows) {
       const record = storedMessageOf(row);
@@ -74,14 +77,21 @@ export class AttemptRecords {
    * chat's next run, marked as attempted in the same write.
    */
   async complete(instance: Instance, rows: QueueRow[], payloads: QueuePayload[], upcoming: QueueRow[]): Promise<void> {
-    await inWriteUnit(this.deps.db, (unit) => {
-      removeSent(unit, rows.map((r) => r.seq));
-      const blobs = payloads.map((p) => p.outbound.mediaBlobId).filter((id): id is string => !!id);
-      if (blobs.length > 0) dropMediaBlobs(unit, blobs);
-      const sent = rows.map((row) => storedMessageOf(row)).filter((record): record is MessageRecord => !!record);
-      this.deps.statuses.markSent(unit, instance, sent);
-      if (upcoming.length > 0) this.markAttempted(unit, instance, upcoming);
-    }, background);
+    await inWriteUnit(
+      this.deps.db,
+      (unit) => {
+        removeSent(
+          unit,
+          rows.map((r) => r.seq),
+        );
+        const blobs = payloads.map((p) => p.outbound.mediaBlobId).filter((id): id is string => !!id);
+        if (blobs.length > 0) dropMediaBlobs(unit, blobs);
+        const sent = rows.map((row) => storedMessageOf(row)).filter((record): record is MessageRecord => !!record);
+        this.deps.statuses.markSent(unit, instance, sent);
+        if (upcoming.length > 0) this.markAttempted(unit, instance, upcoming);
+      },
+      background,
+    );
     for (const row of rows) this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
     for (let i = 0; i < rows.length; i++) this.deps.onOutcome?.(instance, 'delivered');
   }

@@ -42,7 +42,16 @@ export interface ChatRoutesOptions {
 export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (app, { chats }) => {
   app.post(
     '/chat/updatePrivacySettings/:instance',
-    { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Change privacy settings', params: InstanceParams, body: PrivacyBody, response: createdAnswer('{update: "success", data: {…the six privacy fields}}') } },
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['chat'],
+        summary: 'Change privacy settings',
+        params: InstanceParams,
+        body: PrivacyBody,
+        response: createdAnswer('{update: "success", data: {…the six privacy fields}}'),
+      },
+    },
     async (request, reply) => {
       // The six fields only: unknown keys of the body are ignored, neither stored nor echoed.
       const { readreceipts, profile, status, online, last, groupadd } = request.body;
@@ -56,7 +65,13 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
     '/chat/sendPresence/:instance',
     {
       config: { access: 'instance' },
-      schema: { tags: ['chat'], summary: 'Show a presence (typing, recording…) in a chat for `delay` ms', params: InstanceParams, body: PresenceBody, response: createdAnswer('{presence}') },
+      schema: {
+        tags: ['chat'],
+        summary: 'Show a presence (typing, recording…) in a chat for `delay` ms',
+        params: InstanceParams,
+        body: PresenceBody,
+        response: createdAnswer('{presence}'),
+      },
     },
     async (request, reply) => {
       const instance = pathInstance(request);
@@ -71,11 +86,19 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
 
   app.post(
     '/chat/markMessageAsRead/:instance',
-    { config: { access: 'instance' }, schema: { tags: ['chat'], summary: 'Mark received messages as read', params: InstanceParams, body: ReadBody, response: createdAnswer('{message: "Read messages", read: "success"}') } },
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['chat'],
+        summary: 'Mark received messages as read',
+        params: InstanceParams,
+        body: ReadBody,
+        response: createdAnswer('{message: "Read messages", read: "success"}'),
+      },
+    },
     async (request, reply) => {
       await chats.markRead(pathInstance(request), request.body.readMessages);
       return reply.status(201).send({ message: 'Read messages', read: 'success' });
     },
   );
 };
-

@@ -10,7 +10,9 @@ export interface ContextInput {
 }
 
 /** The quoted message's content when it must be looked up from the store. */
-export type QuotedLookup = (keyId: string) => Promise<{ content: Record<string, unknown>; remoteJid: string; fromMe: boolean; participant: string | null } | undefined>;
+export type QuotedLookup = (
+  keyId: string,
+) => Promise<{ content: Record<string, unknown>; remoteJid: string; fromMe: boolean; participant: string | null } | undefined>;
 
 export async function buildContextInfo(input: ContextInput, ownerJid: string | null, lookup: QuotedLookup) {
   const contextInfo: Record<string, unknown> = {};
@@ -102,7 +104,7 @@ export function mediaContent(
 }
 
 // WhatsApp's limits for polls: 12 options, option names up to 100 characters, question up to 255.
-export const pollLimits = { maxOptions: 12, maxOptionLength: 100, maxNameLength: 255 };
+const pollLimits = { maxOptions: 12, maxOptionLength: 100, maxNameLength: 255 };
 
 /** How a request names the poll's parts in its error messages (sendPoll: name, values[i]; sendList: title, …rows[j].title). */
 export interface PollFields {
@@ -181,7 +183,7 @@ export function argbFromColor(color: string): number {
  * Status fonts by request number (0–5) as the result record names them (`font` is a string there, as Evolution's
  * answers carry WhatsApp's enum name): 0–2 are today's `FontType` names, 3–5 the older names WhatsApp gave them.
  */
-export const statusFonts = ['SYSTEM', 'SYSTEM_TEXT', 'FB_SCRIPT', 'BRYNDAN_WRITE', 'BEBASNEUE_REGULAR', 'OSWALD_HEAVY'] as const;
+const statusFonts = ['SYSTEM', 'SYSTEM_TEXT', 'FB_SCRIPT', 'BRYNDAN_WRITE', 'BEBASNEUE_REGULAR', 'OSWALD_HEAVY'] as const;
 
 /** The wire number of a stored font name (for connectors that speak the protocol). */
 export function statusFontNumber(name: string): number | undefined {

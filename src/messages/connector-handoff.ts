@@ -33,7 +33,13 @@ export async function sendInOrder(connector: Connector, messages: OutboundMessag
  * Sends one message, first showing "typing" in `chat` for `delayMs` if asked. False when `signal` aborted the typing
  * delay (nothing was sent); a failure of the connector is thrown.
  */
-export async function sendAfterTyping(connector: Connector, chat: string, message: OutboundMessage, delayMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+export async function sendAfterTyping(
+  connector: Connector,
+  chat: string,
+  message: OutboundMessage,
+  delayMs: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   if (delayMs > 0) {
     await connector.presence?.sendPresence(chat, 'composing');
     try {

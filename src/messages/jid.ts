@@ -44,16 +44,13 @@ export function toJid(input: string, field = 'number'): string {
   return `${digits}@s.whatsapp.net`;
 }
 
-export function isGroupJid(jid: string): boolean {
-  return jid.endsWith('@g.us');
-}
-
 export const statusBroadcastJid = 'status@broadcast';
 
 /** The recipient of a chat message: any address but the status feed, which has its own route and audience. */
 export function recipientJid(input: string, field = 'number'): string {
   const jid = toJid(input, field);
-  if (jid === statusBroadcastJid) throw invalidInput(`${field} ${statusBroadcastJid} is the status feed: post statuses with /message/sendStatus, which takes their audience`);
+  if (jid === statusBroadcastJid)
+    throw invalidInput(`${field} ${statusBroadcastJid} is the status feed: post statuses with /message/sendStatus, which takes their audience`);
   return jid;
 }
 
@@ -61,7 +58,9 @@ export function recipientJid(input: string, field = 'number'): string {
 export function statusViewerJid(input: string, field: string): string {
   const jid = toJid(input, field);
   if (!jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) {
-    throw invalidInput(`${field} "${input}" is not a person: a status is shown to people (phone numbers or their addresses), not to groups, lists or the status feed`);
+    throw invalidInput(
+      `${field} "${input}" is not a person: a status is shown to people (phone numbers or their addresses), not to groups, lists or the status feed`,
+    );
   }
   return jid;
 }

@@ -37,16 +37,18 @@ export type PendingSendWithMessage = Awaited<ReturnType<typeof pendingSendsOfCha
 
 /** Pending sends whose expiry has passed, oldest first. */
 export async function expiredSends(db: Db, now: number, limit: number): Promise<QueueRow[]> {
-  return db
-    .selectFrom('send_queue')
-    .selectAll()
-    .where('state', '=', 'pending')
-    .where('expires_at', '<=', now)
-    // The order of send_queue_expiry, so the sweep reads only what expired.
-    .orderBy('expires_at')
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('send_queue')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('expires_at', '<=', now)
+      // The order of send_queue_expiry, so the sweep reads only what expired.
+      .orderBy('expires_at')
+      .orderBy('seq')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** Counts the first attempt of these sends (queued in the unit). */

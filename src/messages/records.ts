@@ -22,7 +22,18 @@ export interface MessageRecord {
 /** The columns of a stored message that make its record. */
 export type MessageRecordRow = Pick<
   Selectable<MessagesTable>,
-  'id' | 'instance_id' | 'key_id' | 'remote_jid' | 'from_me' | 'participant' | 'push_name' | 'message_type' | 'content' | 'status' | 'message_timestamp' | 'source'
+  | 'id'
+  | 'instance_id'
+  | 'key_id'
+  | 'remote_jid'
+  | 'from_me'
+  | 'participant'
+  | 'push_name'
+  | 'message_type'
+  | 'content'
+  | 'status'
+  | 'message_timestamp'
+  | 'source'
 >;
 
 export function recordFromRow(row: MessageRecordRow): MessageRecord {
@@ -42,10 +53,7 @@ export function recordFromRow(row: MessageRecordRow): MessageRecord {
   };
 }
 
-export function rowFromRecord(
-  record: MessageRecord,
-  extra: { idempotencyKey?: string | null; requestHash?: string | null } = {},
-): Selectable<MessagesTable> {
+export function rowFromRecord(record: MessageRecord, extra: { idempotencyKey?: string | null; requestHash?: string | null } = {}): Selectable<MessagesTable> {
   const now = Date.now();
   return {
     id: record.id,
@@ -112,12 +120,7 @@ export async function findMessageByKey(db: Db, instanceId: string, keyId: string
 }
 
 export async function findByIdempotencyKey(db: Db, instanceId: string, key: string) {
-  const row = await db
-    .selectFrom('messages')
-    .selectAll()
-    .where('instance_id', '=', instanceId)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
+  const row = await db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('idempotency_key', '=', key).executeTakeFirst();
   return row ? { record: recordFromRow(row), requestHash: row.request_hash, createdAt: row.created_at } : undefined;
 }
 

@@ -1,7 +1,7 @@
 // The send routes' bodies and answer: the same schemas drive validation, the OpenAPI document and the handlers' types.
 import { Type, type Static } from 'typebox';
 
-export const Quoted = Type.Object({
+const Quoted = Type.Object({
   key: Type.Object({
     id: Type.String({ minLength: 1 }),
     remoteJid: Type.Optional(Type.String()),
@@ -12,7 +12,7 @@ export const Quoted = Type.Object({
 });
 
 /** Fields every send body may carry. */
-export const commonSendFields = {
+const commonSendFields = {
   number: Type.String({ minLength: 1, description: 'Recipient: phone number with country code, group id or full address' }),
   delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000, description: 'Milliseconds of typing shown before the send' })),
   linkPreview: Type.Optional(Type.Boolean()),
@@ -45,7 +45,10 @@ export const MediaBody = Type.Object({
   fileName: Type.Optional(Type.String({ maxLength: 255 })),
 });
 
-export const StickerBody = Type.Object({ ...commonSendFields, sticker: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL of an image' }) });
+export const StickerBody = Type.Object({
+  ...commonSendFields,
+  sticker: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL of an image' }),
+});
 
 const Row = Type.Object({ title: Type.String({ minLength: 1 }), description: Type.Optional(Type.String()), rowId: Type.Optional(Type.String()) });
 const Section = Type.Object({ title: Type.Optional(Type.String()), rows: Type.Array(Row, { minItems: 1 }) });

@@ -44,8 +44,8 @@ export class SendService {
   /** Stores the send as PENDING (delivered later by the worker); a repeated Idempotency-Key answers the first record. */
   async submit(instance: Instance, options: SubmitOptions, build: () => Promise<BuiltMessage>) {
     const requestHash = options.idempotencyKey ? hashRequest(options.route, options.body) : undefined;
-    if (options.idempotencyKey) {
-      const replay = await this.replay(instance, options.idempotencyKey, requestHash!, options.awaitFirstAttempt === true);
+    if (options.idempotencyKey && requestHash !== undefined) {
+      const replay = await this.replay(instance, options.idempotencyKey, requestHash, options.awaitFirstAttempt === true);
       if (replay) return { message: replay, replayed: true };
     }
     const built = await build();
@@ -86,8 +86,8 @@ export class SendService {
       });
     } catch (error) {
       // Two requests with the same key at once: the loser answers what the winner stored.
-      if (options.idempotencyKey) {
-        const replay = await this.replay(instance, options.idempotencyKey, requestHash!, options.awaitFirstAttempt === true);
+      if (options.idempotencyKey && requestHash !== undefined) {
+        const replay = await this.replay(instance, options.idempotencyKey, requestHash, options.awaitFirstAttempt === true);
         if (replay) return { message: replay, replayed: true };
       }
       throw error;
@@ -126,13 +126,18 @@ export class SendService {
 
 /** A header value as the client wrote it: Node reads header bytes as Latin-1, so UTF-8 text shows as mojibake. */
 function readableHeader(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the Latin-1 range starts at U+0000 on purpose
   if (!/[\u0080-\u00ff]/.test(value) || /[^\u0000-\u00ff]/.test(value)) return value;
   const decoded = Buffer.from(value, 'latin1').toString('utf8');
   return decoded.includes('\ufffd') ? value : decoded;
 }
 
 function hashRequest(route: string, body: unknown): string {
-  return createHash('sha256').update(route).update('\0').update(canonicalJson(body ?? null)).digest('hex');
+  return createHash('sha256')
+    .update(route)
+    .update('\0')
+    .update(canonicalJson(body ?? null))
+    .digest('hex');
 }
 
 /** JSON with object keys sorted, so the same body in another key order counts as the same request. */

@@ -52,10 +52,8 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
     present(reply, await outgoing.poll(pathInstance(request), request.body, sendRequest(request))),
   );
 
-  app.post(
-    '/message/sendList/:instance',
-    route('Send a list (delivered as a single-choice poll, which every phone shows)', ListBody),
-    async (request, reply) => present(reply, await outgoing.list(pathInstance(request), request.body, sendRequest(request))),
+  app.post('/message/sendList/:instance', route('Send a list (delivered as a single-choice poll, which every phone shows)', ListBody), async (request, reply) =>
+    present(reply, await outgoing.list(pathInstance(request), request.body, sendRequest(request))),
   );
 
   app.post('/message/sendStatus/:instance', route('Post a status (story)', StatusBody), async (request, reply) =>

@@ -60,13 +60,7 @@ export class StatusRecorder {
    * message on only if its status is still the one read, with its history rows and events. A message another receipt
    * moved meanwhile is read again and tried again.
    */
-  async recordMany(
-    db: Db,
-    instance: Instance,
-    keyIds: string[],
-    next: MessageStatus,
-    options: { detail?: string; ownFirst?: boolean } = {},
-  ): Promise<void> {
+  async recordMany(db: Db, instance: Instance, keyIds: string[], next: MessageStatus, options: { detail?: string; ownFirst?: boolean } = {}): Promise<void> {
     let remaining = [...new Set(keyIds)];
     for (let attempt = 0; remaining.length > 0 && attempt < maxOptimisticAttempts; attempt++) {
       const changes = await this.changesFor(db, instance, remaining, next, options.ownFirst === true);
@@ -120,7 +114,11 @@ export class StatusRecorder {
       unit.db
         .updateTable('messages')
         .set({ status: sql<string>`case ${sql.ref('id')} ${sql.join(whens, sql` `)} end`, updated_at: now })
-        .where('id', 'in', changes.map((change) => change.message.id))
+        .where(
+          'id',
+          'in',
+          changes.map((change) => change.message.id),
+        )
         .where((eb) => eb.or(changes.map((change) => eb.and([eb('id', '=', change.message.id), eb('status', '=', change.from)]))))
         .returning('id'),
     );
@@ -154,7 +152,11 @@ export class StatusRecorder {
       unit.db
         .updateTable('messages')
         .set({ status: 'SERVER_ACK', updated_at: now })
-        .where('id', 'in', messages.map((m) => m.id))
+        .where(
+          'id',
+          'in',
+          messages.map((m) => m.id),
+        )
         .where('status', '=', 'PENDING')
         .returning('id'),
     );

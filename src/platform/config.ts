@@ -2,4 +2,4 @@
 export { ConfigError, loadConfig } from './config/load.js';
 export type { Config } from './config/settings/index.js';
 export type { LogLevel } from './config/log-level.js';
-export { settingDocs, type SettingDoc } from './config/readme-table.js';
+export { settingDocs } from './config/readme-table.js';

@@ -39,7 +39,11 @@ export function createEventSinks(deps: EventSinksDeps): EventSinks {
   const brokerDeps = { config, store, sinks, logger, tuning: deps.brokerTuning };
   const websocket = new WebsocketSink(sinks);
   const list: OutboxSink[] = [
-    new WebhookSink({ config, settings: sinks, service: { db: store.db, input: { denyPrivate: config.outboundDenyPrivate, seal: deps.seal }, delivery: deps.webhookDelivery } }),
+    new WebhookSink({
+      config,
+      settings: sinks,
+      service: { db: store.db, input: { denyPrivate: config.outboundDenyPrivate, seal: deps.seal }, delivery: deps.webhookDelivery },
+    }),
     websocket,
     rabbitmqSink(brokerDeps),
     natsSink(brokerDeps),

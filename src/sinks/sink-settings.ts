@@ -17,7 +17,7 @@ const CreationSinkInput = Type.Object({ enabled: Type.Optional(Type.Boolean()), 
 /** A field's name inside its parent (`webhook.url`), or alone when the settings came flat (`url`). */
 export const fieldAt = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
 
-export function parseEvents(events: string[] | undefined, field: string): EventName[] {
+function parseEvents(events: string[] | undefined, field: string): EventName[] {
   const out: EventName[] = [];
   (events ?? []).forEach((value, index) => {
     const name = resolveEventName(value);
@@ -33,11 +33,7 @@ export function parseEvents(events: string[] | undefined, field: string): EventN
  * The settings to store from a request's `input` (found at `field`): the events checked first, then the sink's own
  * options (`optionsOf`, told whether the sink is enabled). A disabled sink keeps no event list.
  */
-export function parseSinkSettings(
-  input: BasicSinkInput,
-  field: string,
-  optionsOf: (enabled: boolean) => Record<string, unknown> = () => ({}),
-): SinkConfig {
+export function parseSinkSettings(input: BasicSinkInput, field: string, optionsOf: (enabled: boolean) => Record<string, unknown> = () => ({})): SinkConfig {
   const enabled = input.enabled ?? true;
   const events = parseEvents(input.events, field);
   const options = optionsOf(enabled);

@@ -19,7 +19,8 @@ describe.each(targets)('API edges on $name', (target) => {
       await receiver?.close();
     });
 
-    const names = async () => ((await t.api('GET', 'instance/fetchInstances')).body as { instance: { instanceName: string } }[]).map((i) => i.instance.instanceName);
+    const names = async () =>
+      ((await t.api('GET', 'instance/fetchInstances')).body as { instance: { instanceName: string } }[]).map((i) => i.instance.instanceName);
 
     it('validates a wrapped webhook object as strictly as a flat one, and a refused change keeps the stored webhook', async () => {
       await t.api('POST', 'instance/create', { body: { instanceName: 'hooks' } });
@@ -76,7 +77,11 @@ describe.each(targets)('API edges on $name', (target) => {
         expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
         const found = await t.api('GET', 'settings/find/racy');
         expect(found.body, `round ${round}`).toMatchObject({ rejectCall: true, groupsIgnore: true, alwaysOnline: true });
-        const row = await t.services.store.db.selectFrom('instances').select(['reject_call', 'groups_ignore', 'always_online']).where('name', '=', 'racy').executeTakeFirstOrThrow();
+        const row = await t.services.store.db
+          .selectFrom('instances')
+          .select(['reject_call', 'groups_ignore', 'always_online'])
+          .where('name', '=', 'racy')
+          .executeTakeFirstOrThrow();
         expect(row, `round ${round}`).toEqual({ reject_call: 1, groups_ignore: 1, always_online: 1 });
       }
     });
@@ -103,7 +108,11 @@ describe.each(targets)('API edges on $name', (target) => {
       expect(badUrl.body).toEqual({ status: 400, error: 'Bad Request', response: { message: [expect.stringMatching(/URL path is not valid/)] } });
       const long = await t.api('GET', `instance/connectionState/${'a'.repeat(101)}`);
       expect(long.status).toBe(400);
-      expect(long.body).toEqual({ status: 400, error: 'Bad Request', response: { message: ['a path parameter is too long: instance names are 1 to 64 characters'] } });
+      expect(long.body).toEqual({
+        status: 400,
+        error: 'Bad Request',
+        response: { message: ['a path parameter is too long: instance names are 1 to 64 characters'] },
+      });
     });
 
     it('takes an empty body sent as application/json as no body', async () => {
@@ -214,12 +223,19 @@ describe.each(targets)('API edges on $name', (target) => {
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const key = created.body.hash.apikey as string;
       const send = (body: string | Uint8Array, contentType: string, extra: Record<string, string> = {}) =>
-        fetch(`${t.url}/messenger/message/sendText/bodies`, { method: 'POST', headers: { apikey: key, 'content-type': contentType, ...extra }, body: typeof body === 'string' ? body : new Uint8Array(body) });
-      const stored = async () => (await t.services.store.db.selectFrom('messages').select('id').where('instance_id', '=', created.body.instance.instanceId).execute()).length;
+        fetch(`${t.url}/messenger/message/sendText/bodies`, {
+          method: 'POST',
+          headers: { apikey: key, 'content-type': contentType, ...extra },
+          body: typeof body === 'string' ? body : new Uint8Array(body),
+        });
+      const stored = async () =>
+        (await t.services.store.db.selectFrom('messages').select('id').where('instance_id', '=', created.body.instance.instanceId).execute()).length;
 
       const latin1 = await send(Buffer.from('{"number":"5511944440002","text":"caf\xe9"}', 'latin1'), 'application/json; charset=iso-8859-1');
       expect(latin1.status).toBe(415);
-      expect(((await latin1.json()) as { response: { message: string[] } }).response.message[0]).toMatch(/charset iso-8859-1 is not supported; send the body as UTF-8/);
+      expect(((await latin1.json()) as { response: { message: string[] } }).response.message[0]).toMatch(
+        /charset iso-8859-1 is not supported; send the body as UTF-8/,
+      );
       const broken = await send(Buffer.from([...Buffer.from('{"number":"5511944440002","text":"'), 0xff, 0xfe, ...Buffer.from('"}')]), 'application/json');
       expect(broken.status).toBe(400);
       expect(((await broken.json()) as { response: { message: string[] } }).response.message[0]).toMatch(/not valid UTF-8/);
@@ -262,7 +278,9 @@ describe.each(targets)('API edges on $name', (target) => {
     });
 
     it('keeps the routing number of an EVOLUTION instance when connect is given a number (pairing codes are WhatsApp Web only)', async () => {
-      expect((await t.api('POST', 'instance/create', { body: { instanceName: 'evo-route', integration: 'EVOLUTION', number: 'evo-route-1' } })).status).toBe(201);
+      expect((await t.api('POST', 'instance/create', { body: { instanceName: 'evo-route', integration: 'EVOLUTION', number: 'evo-route-1' } })).status).toBe(
+        201,
+      );
       const connect = await t.api('GET', 'instance/connect/evo-route?number=5511999990001');
       expect(connect.status).toBe(200);
       expect(connect.body).toEqual({ instance: { instanceName: 'evo-route', state: 'open' } });
@@ -290,9 +308,17 @@ describe.each(targets)('API edges on $name', (target) => {
       const key = created.body.hash.apikey as string;
       // fetch sends header bytes as given: UTF-8 for this key, which Node reads as Latin-1.
       const idem = Buffer.from('ключ🔑', 'utf8').toString('latin1');
-      const first = await t.api('POST', 'message/sendText/utf8-key', { key, headers: { 'Idempotency-Key': idem }, body: { number: '5511977710006', text: 'one' } });
+      const first = await t.api('POST', 'message/sendText/utf8-key', {
+        key,
+        headers: { 'Idempotency-Key': idem },
+        body: { number: '5511977710006', text: 'one' },
+      });
       expect(first.status).toBe(201);
-      const other = await t.api('POST', 'message/sendText/utf8-key', { key, headers: { 'Idempotency-Key': idem }, body: { number: '5511977710006', text: 'two' } });
+      const other = await t.api('POST', 'message/sendText/utf8-key', {
+        key,
+        headers: { 'Idempotency-Key': idem },
+        body: { number: '5511977710006', text: 'two' },
+      });
       expect(other.status).toBe(422);
       expect(other.body.response.message[0]).toContain('Idempotency-Key "ключ🔑" was already used');
     });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { eventNames, eventSuffix, resolveEventName, wireName } from '../../src/core/event-catalog.js';
 
 describe('event catalogue', () => {
-  it('has Evolution\'s 31 events with wire names and suffixes', () => {
+  it("has Evolution's 31 events with wire names and suffixes", () => {
     expect(eventNames).toHaveLength(31);
     expect(wireName('MESSAGES_UPSERT')).toBe('messages.upsert');
     expect(eventSuffix('GROUP_PARTICIPANTS_UPDATE')).toBe('group-participants-update');

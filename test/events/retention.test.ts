@@ -51,14 +51,24 @@ describe.each(targets)('event retention on $name', (target) => {
     it('is not held back by the cursor of a broker that is switched off', async () => {
       const db = t.services.store.db;
       // NATS relayed up to here once, then was switched off (this app runs no broker): its cursor stays behind.
-      const last = await db.selectFrom('outbox').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirstOrThrow();
-      await db.insertInto('broker_cursors').values({ sink: 'nats', last_seq: Number(last.seq ?? 0), updated_at: Date.now() }).execute();
+      const last = await db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.max('seq').as('seq'))
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('broker_cursors')
+        .values({ sink: 'nats', last_seq: Number(last.seq ?? 0), updated_at: Date.now() })
+        .execute();
       await t.api('POST', 'sandbox/inject/kept', { body: { from: '5511944440002', text: 'after nats went away' } });
       await receiver.waitFor((received) => received.some((e) => e.body.data.message.conversation === 'after nats went away'));
       await waitFor(async () => (await db.selectFrom('deliveries').select('id').where('state', '=', 'pending').execute()).length === 0);
       const swept = await t.services.retention.sweep(Date.now() + 8 * day);
       expect(swept.events).toBeGreaterThan(0);
-      const newer = await db.selectFrom('outbox').select('seq').where('seq', '>', Number(last.seq ?? 0)).execute();
+      const newer = await db
+        .selectFrom('outbox')
+        .select('seq')
+        .where('seq', '>', Number(last.seq ?? 0))
+        .execute();
       expect(newer).toEqual([]);
     });
   });

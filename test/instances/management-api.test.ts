@@ -21,7 +21,13 @@ describe.each(targets)('API on $name', (target) => {
 
     it('creates an instance with the interface shape and stores it', async () => {
       const res = await t.api('POST', 'instance/create', {
-        body: { instanceName: 'shop-1', qrcode: false, rejectCall: true, msgCall: 'busy', webhook: { url: `${receiver.url}/hook`, byEvents: false, base64: false, events: [] } },
+        body: {
+          instanceName: 'shop-1',
+          qrcode: false,
+          rejectCall: true,
+          msgCall: 'busy',
+          webhook: { url: `${receiver.url}/hook`, byEvents: false, base64: false, events: [] },
+        },
       });
       expect(res.status).toBe(201);
       expect(res.body.instance).toMatchObject({
@@ -162,7 +168,16 @@ describe.each(targets)('API on $name', (target) => {
 
     it('sets the webhook wrapped or flat, finds it, and lists its deliveries', async () => {
       const wrapped = await t.api('POST', 'webhook/set/auth-a', {
-        body: { webhook: { enabled: true, url: `${receiver.url}/a`, byEvents: true, base64: false, events: ['MESSAGES_UPSERT', 'connection.update'], headers: { autorization: 'Bearer x' } } },
+        body: {
+          webhook: {
+            enabled: true,
+            url: `${receiver.url}/a`,
+            byEvents: true,
+            base64: false,
+            events: ['MESSAGES_UPSERT', 'connection.update'],
+            headers: { autorization: 'Bearer x' },
+          },
+        },
       });
       expect(wrapped.status).toBe(201);
       expect(wrapped.body.webhook).toMatchObject({
@@ -247,7 +262,8 @@ describe.each(targets)('API on $name', (target) => {
       expect(announced).toMatchObject({ key: { remoteJid: '5511955554444@s.whatsapp.net', fromMe: true }, message: { conversation: 'recorded' } });
       expect(receiver.of('connection.update', 'evo-1')[0].body.data).toMatchObject({ state: 'open' });
       // send.message goes out as the send leaves the queue; SERVER_ACK is stored by the write that follows.
-      const status = async () => (await t.services.store.db.selectFrom('messages').select('status').where('key_id', '=', sent.body.key.id).executeTakeFirstOrThrow()).status;
+      const status = async () =>
+        (await t.services.store.db.selectFrom('messages').select('status').where('key_id', '=', sent.body.key.id).executeTakeFirstOrThrow()).status;
       expect(await waitFor(async () => ((await status()) === 'SERVER_ACK' ? 'SERVER_ACK' : undefined))).toBe('SERVER_ACK');
     });
 
@@ -283,17 +299,32 @@ describe.each(targets)('API on $name', (target) => {
       const doc = await t.api('GET', 'docs/json', { key: null });
       expect(doc.status).toBe(200);
       expect(doc.body.openapi).toMatch(/^3\./);
-      for (const path of ['/messenger/instance/create', '/messenger/message/sendMedia/{instance}', '/messenger/chat/sendPresence/{instance}', '/messenger/sandbox/scan']) {
+      for (const path of [
+        '/messenger/instance/create',
+        '/messenger/message/sendMedia/{instance}',
+        '/messenger/chat/sendPresence/{instance}',
+        '/messenger/sandbox/scan',
+      ]) {
         expect(Object.keys(doc.body.paths)).toContain(path);
       }
       // Routes that answer 201 say so (not Fastify's default 200).
-      for (const path of ['/messenger/instance/create', '/messenger/settings/set/{instance}', '/messenger/webhook/set/{instance}', '/messenger/chat/sendPresence/{instance}', '/messenger/sandbox/inject/{instance}']) {
-        expect(Object.keys(doc.body.paths[path].post.responses).filter((code) => code.startsWith('2')), path).toEqual(['201']);
+      for (const path of [
+        '/messenger/instance/create',
+        '/messenger/settings/set/{instance}',
+        '/messenger/webhook/set/{instance}',
+        '/messenger/chat/sendPresence/{instance}',
+        '/messenger/sandbox/inject/{instance}',
+      ]) {
+        expect(
+          Object.keys(doc.body.paths[path].post.responses).filter((code) => code.startsWith('2')),
+          path,
+        ).toEqual(['201']);
       }
       // Error answers are documented with the envelope; public routes need no key.
       const sendText = doc.body.paths['/messenger/message/sendText/{instance}'].post;
       expect(Object.keys(sendText.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '413', '415']));
-      const envelopeOf = (answer: { content: Record<string, { schema: { properties: Record<string, unknown> } }> }) => Object.keys(answer.content['application/json'].schema.properties);
+      const envelopeOf = (answer: { content: Record<string, { schema: { properties: Record<string, unknown> } }> }) =>
+        Object.keys(answer.content['application/json'].schema.properties);
       expect(envelopeOf(sendText.responses['404'])).toEqual(['status', 'error', 'response']);
       expect(doc.body.paths['/messenger/sandbox/media/{file}'].get.security).toEqual([]);
       expect(Object.keys(doc.body.paths['/messenger/sandbox/media/{file}'].get.responses)).not.toContain('401');

@@ -430,9 +430,7 @@ describe('prepareMedia: video, audio, documents', () => {
     expect(sniffed.fileName).toBe('x.pdf');
     expect((await prepareMedia(text, 'document', { declaredMimetype: 'text/csv; charset=utf-8' })).mimetype).toBe('text/csv');
     expect((await prepareMedia(text, 'document', { fileName: 'notes.TXT' })).mimetype).toBe('text/plain');
-    expect(
-      (await prepareMedia(text, 'document', { declaredMimetype: 'application/octet-stream', fileName: 'data.csv' })).mimetype,
-    ).toBe('text/csv');
+    expect((await prepareMedia(text, 'document', { declaredMimetype: 'application/octet-stream', fileName: 'data.csv' })).mimetype).toBe('text/csv');
     expect((await prepareMedia(text, 'document')).mimetype).toBe('application/octet-stream');
   });
 
@@ -468,7 +466,14 @@ describe('prepareMedia: stickers', () => {
   });
 
   it('turns an animated GIF into an animated WebP', async () => {
-    const media = await prepareMedia(await gif([[255, 0, 0], [0, 255, 0], [0, 0, 255]]), 'sticker');
+    const media = await prepareMedia(
+      await gif([
+        [255, 0, 0],
+        [0, 255, 0],
+        [0, 0, 255],
+      ]),
+      'sticker',
+    );
     expect(media.isAnimated).toBe(true);
     expect(media.mimetype).toBe('image/webp');
     const meta = await sharp(media.bytes, { animated: true }).metadata();

@@ -5,12 +5,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
+import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type StoreTarget, type TestApp } from '../support/harness.js';
 import { uniqueName, uniqueNumber } from '../support/unique.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { StatusRecorder } from '../../src/messages/status-recorder.js';
 
 const targets = await storeTargets();
+
+// biome-ignore lint/suspicious/noExplicitAny: answers, event data and messages are read field by field
+type Json = any;
 
 const nextNumber = () => uniqueNumber('4915');
 const nextName = uniqueName;
@@ -49,7 +52,7 @@ function upsertsOf(rx: Receiver, instance: string) {
 }
 
 /** Index of the first event matching `pred` in arrival order (-1 when none). */
-function indexOf(rx: Receiver, pred: (body: Record<string, unknown> & { event: string; instance: string; data: any }) => boolean) {
+function indexOf(rx: Receiver, pred: (body: Record<string, unknown> & { event: string; instance: string; data: Json }) => boolean) {
   return rx.events.findIndex((e) => pred(e.body));
 }
 
@@ -104,7 +107,7 @@ async function serveBytes(bytes: Buffer, type: string) {
   };
 }
 
-function expectErrorEnvelope(res: { status: number; body: any }, status: number, matcher?: RegExp) {
+function expectErrorEnvelope(res: { status: number; body: Json }, status: number, matcher?: RegExp) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toMatchObject({ status, error: expect.any(String) });
   expect(Array.isArray(res.body.response?.message)).toBe(true);
@@ -113,17 +116,31 @@ function expectErrorEnvelope(res: { status: number; body: any }, status: number,
   if (matcher) expect(res.body.response.message.join(' | ')).toMatch(matcher);
 }
 
+/**
+ * One app (started with `env`) and one webhook receiver for the suite it is called in: started before the suite's
+ * tests and handed to `ready` (which may link parties), closed after them.
+ */
+function appWithReceiver(target: StoreTarget, ready: (t: TestApp, rx: Receiver) => void | Promise<void>, env: Record<string, string> = {}) {
+  let t: TestApp | undefined;
+  let rx: Receiver | undefined;
+  beforeAll(async () => {
+    t = await startApp(target, env);
+    rx = await startReceiver();
+    await ready(t, rx);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await rx?.close();
+  });
+}
+
 describe.each(targets)('messaging over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`sandbox messaging (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
+    appWithReceiver(target, (app, receiver) => {
+      t = app;
+      rx = receiver;
     });
 
     it('delivers A→B: upsert on B, send.message then SERVER_ACK then DELIVERY_ACK on A, READ on markMessageAsRead', async () => {
@@ -201,7 +218,7 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect((await storedStatus(t, a.id, keyId))?.status).toBe('DELIVERY_ACK');
     });
 
-    it('B replies quoting A\'s message: contextInfo carries the quoted message, A receives the reply', async () => {
+    it("B replies quoting A's message: contextInfo carries the quoted message, A receives the reply", async () => {
       const a = await party(t, rx, 'qt-a');
       const b = await party(t, rx, 'qt-b');
       const keyId = (await sendText(t, a, b.number, 'question?')).body.key.id;
@@ -300,20 +317,16 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     let rx: Receiver;
     let a: Party;
     let b: Party;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
+    appWithReceiver(target, async (app, receiver) => {
+      t = app;
+      rx = receiver;
       a = await party(t, rx, 'shape-a');
       // b views statuses (readStatus on); the status tests post to it.
       b = await party(t, rx, 'shape-b', { readStatus: true });
     });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
-    });
 
     /** The common parts of every send answer: 201, PENDING, key, numeric timestamp. */
-    function expectRecord(res: { status: number; body: any }, remoteJid: string) {
+    function expectRecord(res: { status: number; body: Json }, remoteJid: string) {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body.status).toBe('PENDING');
       expect(res.body.key).toMatchObject({ remoteJid, fromMe: true, id: expect.stringMatching(/\S/) });
@@ -323,7 +336,7 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     }
 
     /** Checks an image message against the plaintext the caller sent, and that B can fetch and open it. */
-    async function expectImage(msg: any, plain: Buffer, caption: string, width: number, height: number) {
+    async function expectImage(msg: Json, plain: Buffer, caption: string, width: number, height: number) {
       expect(msg).toMatchObject({
         url: expect.any(String),
         mimetype: 'image/png',
@@ -465,7 +478,13 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
 
     it('sendList (values or sections) answers a single-choice poll built from the rows', async () => {
       const sections = [
-        { title: 'Drinks', rows: [{ title: 'Coffee', description: 'hot', rowId: 'c' }, { title: 'Tea', rowId: 't' }] },
+        {
+          title: 'Drinks',
+          rows: [
+            { title: 'Coffee', description: 'hot', rowId: 'c' },
+            { title: 'Tea', rowId: 't' },
+          ],
+        },
         { title: 'Food', rows: [{ title: 'Cake', rowId: 'k' }] },
       ];
       for (const key of ['values', 'sections']) {
@@ -501,12 +520,16 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     });
 
     it('sendStatus refuses an audience that is not people, and text or captions past the limit, naming the field', async () => {
-      const post = (body: Record<string, unknown>) => t.api('POST', `message/sendStatus/${a.name}`, { body: { type: 'text', content: 'hi', backgroundColor: '#008000', font: 1, ...body } });
+      const post = (body: Record<string, unknown>) =>
+        t.api('POST', `message/sendStatus/${a.name}`, { body: { type: 'text', content: 'hi', backgroundColor: '#008000', font: 1, ...body } });
       const cases: [Record<string, unknown>, RegExp][] = [
         [{ statusJidList: [b.number, '120363012345678901@g.us'] }, /statusJidList\[1\] "120363012345678901@g.us" is not a person/],
         [{ statusJidList: ['status@broadcast'] }, /statusJidList\[0\] "status@broadcast" is not a person/],
         [{ statusJidList: [b.number], content: 'x'.repeat(65537) }, /content must be at most 65536 characters for a text status/],
-        [{ statusJidList: [b.number], type: 'image', content: 'https://example.com/a.png', caption: 'x'.repeat(65537) }, /caption must be at most 65536 characters/],
+        [
+          { statusJidList: [b.number], type: 'image', content: 'https://example.com/a.png', caption: 'x'.repeat(65537) },
+          /caption must be at most 65536 characters/,
+        ],
       ];
       for (const [body, message] of cases) {
         const res = await post(body);
@@ -576,11 +599,7 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     it('answers 400 naming the field for bad common fields, and stores nothing', async () => {
       const before = await countMessages();
       expectErrorEnvelope(await t.api('POST', `message/sendText/${a.name}`, { body: { text: 'hi' } }), 400, /number is required/);
-      expectErrorEnvelope(
-        await t.api('POST', `message/sendMedia/${a.name}`, { body: { mediatype: 'image', media: 'aGVsbG8=' } }),
-        400,
-        /number is required/,
-      );
+      expectErrorEnvelope(await t.api('POST', `message/sendMedia/${a.name}`, { body: { mediatype: 'image', media: 'aGVsbG8=' } }), 400, /number is required/);
       expectErrorEnvelope(
         await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi', delay: '1000' } }),
         400,
@@ -596,11 +615,7 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
         400,
         /delay must be at least 0/,
       );
-      expectErrorEnvelope(
-        await t.api('POST', `message/sendText/${a.name}`, { body: { number: 'not a number', text: 'hi' } }),
-        400,
-        /number/,
-      );
+      expectErrorEnvelope(await t.api('POST', `message/sendText/${a.name}`, { body: { number: 'not a number', text: 'hi' } }), 400, /number/);
       const ok = await t.api('POST', `message/sendText/${a.name}`, { body: { number: b.number, text: 'hi', delay: 300000 } });
       expect(ok.status, JSON.stringify(ok.body)).toBe(201);
       expect(await countMessages()).toBe(before + 1);
@@ -634,7 +649,9 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       );
       const big = Buffer.alloc(maxBytes + 1, 7);
       expectErrorEnvelope(
-        await t.api('POST', `message/sendMedia/${a.name}`, { body: { number: b.number, mediatype: 'document', fileName: 'x.bin', media: big.toString('base64') } }),
+        await t.api('POST', `message/sendMedia/${a.name}`, {
+          body: { number: b.number, mediatype: 'document', fileName: 'x.bin', media: big.toString('base64') },
+        }),
         413,
         /media is larger than/,
       );
@@ -689,7 +706,10 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       );
       // Messages name the list's own fields, where they were given (not the poll it becomes).
       const list = (body: Record<string, unknown>) => t.api('POST', `message/sendList/${a.name}`, { body: { number: b.number, ...body } });
-      const twoSections = [{ title: 'one', rows: [{ title: 'a' }] }, { title: 'two', rows: [{ title: 'b' }, { title: ' ' }] }];
+      const twoSections = [
+        { title: 'one', rows: [{ title: 'a' }] },
+        { title: 'two', rows: [{ title: 'b' }, { title: ' ' }] },
+      ];
       expect((await list({ title: '   ', values: twoSections })).body.response.message).toEqual(['title must not be empty']);
       expect((await list({ title: 'Menu', values: twoSections })).body.response.message).toEqual(['values[1].rows[1].title must not be empty']);
       expect((await list({ title: 'Menu', sections: twoSections })).body.response.message).toEqual(['sections[1].rows[1].title must not be empty']);
@@ -726,19 +746,11 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
         400,
         /Method not available/,
       );
-      expectErrorEnvelope(
-        await t.api('POST', `chat/sendPresence/${name}`, { body: { number: b.number, presence: 'composing' } }),
-        400,
-        /Method not available/,
-      );
+      expectErrorEnvelope(await t.api('POST', `chat/sendPresence/${name}`, { body: { number: b.number, presence: 'composing' } }), 400, /Method not available/);
     });
 
     it('answers 404 for an unknown instance and 401 without a valid key', async () => {
-      expectErrorEnvelope(
-        await t.api('POST', 'message/sendText/no-such-instance', { body: { number: b.number, text: 'hi' } }),
-        404,
-        /no-such-instance/,
-      );
+      expectErrorEnvelope(await t.api('POST', 'message/sendText/no-such-instance', { body: { number: b.number, text: 'hi' } }), 404, /no-such-instance/);
       expectErrorEnvelope(
         await t.api('POST', 'message/sendPoll/no-such-instance', { body: { number: b.number, name: 'Q', selectableCount: 1, values: ['a', 'b'] } }),
         404,
@@ -753,15 +765,11 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
     let rx: Receiver;
     let a: Party;
     let b: Party;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
+    appWithReceiver(target, async (app, receiver) => {
+      t = app;
+      rx = receiver;
       a = await party(t, rx, 'pr-a');
       b = await party(t, rx, 'pr-b');
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
     });
 
     const presencesOnB = (presence: string) =>
@@ -812,13 +820,9 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`send queue (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
-    beforeAll(async () => {
-      t = await startApp(target);
-      rx = await startReceiver();
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
+    appWithReceiver(target, (app, receiver) => {
+      t = app;
+      rx = receiver;
     });
 
     it('answers a delayed send at once and delivers ten sends in acceptance order, typing shown first', async () => {
@@ -842,7 +846,10 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       expect(received).toEqual(keys);
       expect(upsertsOf(rx, b.name).map((e) => e.body.data.message.conversation)).toEqual(keys.map((_, i) => `message ${i}`));
       // B saw A typing before the delayed message arrived, and the delay was honoured.
-      const typing = indexOf(rx, (e) => e.event === 'presence.update' && e.instance === b.name && e.data?.presences?.[a.owner]?.lastKnownPresence === 'composing');
+      const typing = indexOf(
+        rx,
+        (e) => e.event === 'presence.update' && e.instance === b.name && e.data?.presences?.[a.owner]?.lastKnownPresence === 'composing',
+      );
       const first = indexOf(rx, (e) => e.event === 'messages.upsert' && e.instance === b.name && e.data?.key?.id === keys[0]);
       expect(typing).toBeGreaterThanOrEqual(0);
       expect(typing).toBeLessThan(first);
@@ -959,7 +966,9 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
       expect(created.status).toBe(201);
       await setWebhook(t, name, rx.url);
-      const res = await t.api('POST', `message/sendStatus/${name}`, { body: { type: 'text', content: 'early status', backgroundColor: '#008000', font: 1, statusJidList: [b.number] } });
+      const res = await t.api('POST', `message/sendStatus/${name}`, {
+        body: { type: 'text', content: 'early status', backgroundColor: '#008000', font: 1, statusJidList: [b.number] },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       // Nobody to name yet: the account is not linked.
       expect(res.body.participant).toBe('');
@@ -969,7 +978,11 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       await rx.waitFor(() => rx.of('send.message', name).some((e) => e.body.data.key.id === res.body.key.id), 15_000);
       const announced = rx.of('send.message', name).find((e) => e.body.data.key.id === res.body.key.id)!.body.data;
       expect(announced).toMatchObject({ participant: owner, pushName: 'Early Bird' });
-      const row = await t.services.store.db.selectFrom('messages').select(['participant', 'push_name']).where('key_id', '=', res.body.key.id).executeTakeFirstOrThrow();
+      const row = await t.services.store.db
+        .selectFrom('messages')
+        .select(['participant', 'push_name'])
+        .where('key_id', '=', res.body.key.id)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ participant: owner, push_name: 'Early Bird' });
       await rx.waitFor(() => upsertsOf(rx, b.name).some((e) => e.body.data.key.id === res.body.key.id), 10_000);
     });
@@ -995,7 +1008,9 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
 
       await rx.waitFor(() => keys.every((k) => statusesOf(rx, name, k).includes('SERVER_ACK')), 20_000);
       await rx.waitFor(() => upsertsOf(rx, b.name).filter((e) => keys.includes(e.body.data.key.id)).length === keys.length, 20_000);
-      const received = upsertsOf(rx, b.name).map((e) => e.body.data.key.id as string).filter((k) => keys.includes(k));
+      const received = upsertsOf(rx, b.name)
+        .map((e) => e.body.data.key.id as string)
+        .filter((k) => keys.includes(k));
       expect(received).toEqual(keys);
       const announced = rx.of('send.message', name).map((e) => e.body.data.key.id as string);
       expect(announced).toEqual(keys);
@@ -1006,7 +1021,12 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
       }
       const queued = await t.services.store.db.selectFrom('send_queue').select('seq').where('instance_id', '=', instanceId).execute();
       expect(queued).toEqual([]);
-      const statuses = await t.services.store.db.selectFrom('messages').select('status').where('instance_id', '=', instanceId).where('from_me', '=', 1).execute();
+      const statuses = await t.services.store.db
+        .selectFrom('messages')
+        .select('status')
+        .where('instance_id', '=', instanceId)
+        .where('from_me', '=', 1)
+        .execute();
       expect(statuses).toHaveLength(keys.length);
       for (const row of statuses) expect(['SERVER_ACK', 'DELIVERY_ACK', 'READ']).toContain(row.status);
     });
@@ -1034,14 +1054,14 @@ describe.each(targets)('messaging over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`send expiry (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
-    beforeAll(async () => {
-      t = await startApp(target, { SEND_EXPIRE_AFTER_MS: '1000' });
-      rx = await startReceiver();
-    });
-    afterAll(async () => {
-      await t?.close();
-      await rx?.close();
-    });
+    appWithReceiver(
+      target,
+      (app, receiver) => {
+        t = app;
+        rx = receiver;
+      },
+      { SEND_EXPIRE_AFTER_MS: '1000' },
+    );
 
     it('turns a send that waits past SEND_EXPIRE_AFTER_MS into ERROR with a messages.update', async () => {
       const name = nextName('exp');

@@ -12,8 +12,8 @@ describe.each(targets)('queue heads on $name', (target) => {
     let made = 0;
     const queue = async (instance: string, chat: string, nextAttemptAt: number, state = 'pending') => {
       made += 1;
-      await store().db
-        .insertInto('send_queue')
+      await store()
+        .db.insertInto('send_queue')
         .values({
           instance_id: instance,
           message_id: `m-${made}`,

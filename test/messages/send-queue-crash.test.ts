@@ -49,10 +49,9 @@ async function postgresProbe(): Promise<StoreProbe> {
   return {
     uri: scratch.uri,
     async statuses(instanceId) {
-      const rows = await query<{ key_id: string; status: string }>(
-        'select key_id, status from $schema.messages where instance_id = $1 and from_me = 1',
-        [instanceId],
-      );
+      const rows = await query<{ key_id: string; status: string }>('select key_id, status from $schema.messages where instance_id = $1 and from_me = 1', [
+        instanceId,
+      ]);
       return new Map(rows.map((r) => [r.key_id, r.status]));
     },
     async pendingQueue() {

@@ -7,54 +7,54 @@ const targets = await storeTargets();
 
 describe.each(targets)('metrics on $name', (target) => {
   describe.skipIf(!target.available)('metrics', () => {
-  let t: TestApp;
-  let off: TestApp;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let failing = true;
+    let t: TestApp;
+    let off: TestApp;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let failing = true;
 
-  beforeAll(async () => {
-    t = await startApp(target, { METRICS_ENABLED: 'true' });
-    off = await startApp(target);
-    receiver = await startReceiver(() => (failing ? 503 : 200));
-  });
-  afterAll(async () => {
-    await t?.close();
-    await off?.close();
-    await receiver?.close();
-  });
-
-  it('is not served unless METRICS_ENABLED', async () => {
-    expect((await off.api('GET', '/metrics', { key: null })).status).toBe(404);
-  });
-
-  it('shows pending deliveries, then delivery results and latency for the instance', async () => {
-    await linkedSandbox(t, 'metered', '5511977770001');
-    await t.api('POST', 'webhook/set/metered', { body: { webhook: { enabled: true, url: receiver.url, events: ['MESSAGES_UPSERT'] } } });
-    const inject = await t.api('POST', 'sandbox/inject/metered', { body: { from: '5511977770002', text: 'count me' } });
-    expect(inject.status).toBe(201);
-
-    const pending = await waitFor(async () => {
-      const text = String((await t.api('GET', '/metrics', { key: null })).body);
-      return /switchboard_webhook_deliveries_total\{instance="metered",target="instance",result="retry"\} [1-9]/.test(text) && text;
+    beforeAll(async () => {
+      t = await startApp(target, { METRICS_ENABLED: 'true' });
+      off = await startApp(target);
+      receiver = await startReceiver(() => (failing ? 503 : 200));
     });
-    expect(pending).toMatch(/switchboard_outbox_pending_deliveries\{instance="metered",target="instance"\} 1/);
+    afterAll(async () => {
+      await t?.close();
+      await off?.close();
+      await receiver?.close();
+    });
 
-    failing = false;
-    const delivered = await waitFor(async () => {
-      const text = String((await t.api('GET', '/metrics', { key: null })).body);
-      return /switchboard_webhook_deliveries_total\{instance="metered",target="instance",result="delivered"\} 1/.test(text) && text;
-    }, 10_000);
-    expect(delivered).toMatch(/switchboard_webhook_delivery_latency_seconds_count\{instance="metered",target="instance"\} 1/);
-    expect(delivered).not.toMatch(/switchboard_outbox_pending_deliveries\{instance="metered"/);
-    expect(delivered).toMatch(/# TYPE switchboard_send_queue_pending gauge/);
-  });
+    it('is not served unless METRICS_ENABLED', async () => {
+      expect((await off.api('GET', '/metrics', { key: null })).status).toBe(404);
+    });
 
-  it('counts delivered sends per instance', async () => {
-    await linkedSandbox(t, 'sender', '5511977770003');
-    expect((await t.api('POST', 'message/sendText/sender', { body: { number: '5511977770001', text: 'hi' } })).status).toBe(201);
-    await waitFor(async () =>
-      /switchboard_sends_total\{instance="sender",result="delivered"\} 1/.test(String((await t.api('GET', '/metrics', { key: null })).body)),
-    );
+    it('shows pending deliveries, then delivery results and latency for the instance', async () => {
+      await linkedSandbox(t, 'metered', '5511977770001');
+      await t.api('POST', 'webhook/set/metered', { body: { webhook: { enabled: true, url: receiver.url, events: ['MESSAGES_UPSERT'] } } });
+      const inject = await t.api('POST', 'sandbox/inject/metered', { body: { from: '5511977770002', text: 'count me' } });
+      expect(inject.status).toBe(201);
+
+      const pending = await waitFor(async () => {
+        const text = String((await t.api('GET', '/metrics', { key: null })).body);
+        return /switchboard_webhook_deliveries_total\{instance="metered",target="instance",result="retry"\} [1-9]/.test(text) && text;
+      });
+      expect(pending).toMatch(/switchboard_outbox_pending_deliveries\{instance="metered",target="instance"\} 1/);
+
+      failing = false;
+      const delivered = await waitFor(async () => {
+        const text = String((await t.api('GET', '/metrics', { key: null })).body);
+        return /switchboard_webhook_deliveries_total\{instance="metered",target="instance",result="delivered"\} 1/.test(text) && text;
+      }, 10_000);
+      expect(delivered).toMatch(/switchboard_webhook_delivery_latency_seconds_count\{instance="metered",target="instance"\} 1/);
+      expect(delivered).not.toMatch(/switchboard_outbox_pending_deliveries\{instance="metered"/);
+      expect(delivered).toMatch(/# TYPE switchboard_send_queue_pending gauge/);
+    });
+
+    it('counts delivered sends per instance', async () => {
+      await linkedSandbox(t, 'sender', '5511977770003');
+      expect((await t.api('POST', 'message/sendText/sender', { body: { number: '5511977770001', text: 'hi' } })).status).toBe(201);
+      await waitFor(async () =>
+        /switchboard_sends_total\{instance="sender",result="delivered"\} 1/.test(String((await t.api('GET', '/metrics', { key: null })).body)),
+      );
+    });
   });
-});
 });

@@ -94,7 +94,11 @@ describe.each(targets)('event transports switched on by configuration ($name)', 
         }, 10_000);
         expect(got.fields.routingKey).toBe('messages.upsert');
         expect(got.fields.exchange).toBe(name);
-        expect(JSON.parse(got.content.toString())).toMatchObject({ event: 'messages.upsert', instance: name, data: { message: { conversation: 'to every transport' } } });
+        expect(JSON.parse(got.content.toString())).toMatchObject({
+          event: 'messages.upsert',
+          instance: name,
+          data: { message: { conversation: 'to every transport' } },
+        });
       } finally {
         subscription.unsubscribe();
         await nc.close();

@@ -72,6 +72,9 @@ export async function storeTargets(): Promise<StoreTarget[]> {
   ];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers and delivered event bodies field by field
+type Json = any;
+
 export interface TestApp {
   url: string;
   globalKey: string;
@@ -79,8 +82,11 @@ export interface TestApp {
   app: FastifyInstance;
   dataDir: string;
   /** Calls the API: path relative to /messenger unless it starts with '/'. The body is JSON of any shape the test inspects. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers field by field
-  api(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  api(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: Json; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -158,8 +164,7 @@ export async function startApp(
 export interface ReceivedEvent {
   path: string;
   headers: IncomingHttpHeaders;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a delivered event body is inspected field by field
-  body: any;
+  body: Json;
 }
 
 /** A real HTTP receiver on loopback that records every webhook delivery. */

@@ -10,7 +10,7 @@ import {
   type MessagingModule,
   type OutboundMessage,
 } from '../../core/connector.js';
-import { GraphClient, type FetchLike } from './graph-client.js';
+import { GraphClient, type FetchLike, type SentMessage } from './graph-client.js';
 import { MessageIds } from './message-ids.js';
 import { earlyReceipts } from './early-receipts.js';
 import { mediaPart, planOutbound, quotedKeyIdOf, recipientOf, type OutboundPlan } from './outbound.js';
@@ -42,11 +42,7 @@ export class CloudApiConnector implements Connector {
     deps: CloudApiConnectorDeps,
   ) {
     this.log = deps.logger.child({ instance: instance.name, integration: 'WHATSAPP-BUSINESS' });
-    this.graph = new GraphClient(
-      deps.settings,
-      (operation, info) => this.log.warn({ operation, ...info }, 'Meta Graph API refused a request'),
-      deps.fetchImpl,
-    );
+    this.graph = new GraphClient(deps.settings, (operation, info) => this.log.warn({ operation, ...info }, 'Meta Graph API refused a request'), deps.fetchImpl);
     this.ids = new MessageIds(host.sessionKeys);
   }
 
@@ -104,7 +100,7 @@ export class CloudApiConnector implements Connector {
       type: part.type,
       [part.type]: part.body,
     };
-    let sent;
+    let sent: SentMessage;
     try {
       sent = await this.graph.sendMessage(phoneNumberId, token, body);
     } catch (error) {
@@ -161,12 +157,7 @@ export class CloudApiConnector implements Connector {
   }
 
   /** Uploads the send's media to /media (once per send, retries reuse the id) and answers Meta's media id. */
-  private async upload(
-    plan: Extract<OutboundPlan, { kind: 'media' }>,
-    message: OutboundMessage,
-    phoneNumberId: string,
-    token: string,
-  ): Promise<string> {
+  private async upload(plan: Extract<OutboundPlan, { kind: 'media' }>, message: OutboundMessage, phoneNumberId: string, token: string): Promise<string> {
     const blobId = message.mediaBlobId;
     if (!blobId) throw new Error(`the ${plan.type} of message ${message.keyId} has no stored media to upload to Meta`);
     const earlier = await this.ids.uploadedMediaOf(this.instance.id, blobId);

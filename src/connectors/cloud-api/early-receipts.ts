@@ -16,7 +16,7 @@ const maxHeld = 10_000;
  * again after writing their side, so whichever comes second applies them (at most twice; status changes are
  * idempotent).
  */
-export class EarlyReceipts {
+class EarlyReceipts {
   private readonly held = new Map<string, Held>();
 
   hold(instanceId: string, wamid: string, status: MessageStatus, detail?: string): void {

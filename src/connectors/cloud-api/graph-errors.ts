@@ -37,7 +37,7 @@ export function graphErrorOf(body: unknown): GraphErrorBody | null {
 }
 
 /** The person-readable lines of a Graph error: `Meta error 131030: Recipient phone number not in allowed list`, then details. */
-export function graphErrorMessages(httpStatus: number, error: GraphErrorBody | null): string[] {
+function graphErrorMessages(httpStatus: number, error: GraphErrorBody | null): string[] {
   if (!error) return [`Meta Graph API answered HTTP ${httpStatus} without an error description`];
   // Graph prefixes the text with the code, "(#131030) …"; the code is already in our line.
   const text = (error.message ?? '').replace(/^\(#\d+\)\s*/, '').trim() || `HTTP ${httpStatus}`;

@@ -38,8 +38,7 @@ export interface GraphChange {
 
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-const list = <T>(value: unknown): T[] =>
-  Array.isArray(value) ? (value.filter((v) => typeof v === 'object' && v !== null) as T[]) : [];
+const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value.filter((v) => typeof v === 'object' && v !== null) as T[]) : []);
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** Every `messages` change of a `whatsapp_business_account` payload (other fields — templates, account updates — are skipped). */

@@ -2,7 +2,7 @@
 import { ProviderError } from '../../core/connector.js';
 
 /** Meta's limits for interactive list messages (characters, counts). */
-export const listLimits = {
+const listLimits = {
   header: 60,
   body: 4096,
   footer: 60,
@@ -73,7 +73,8 @@ export function interactiveList(list: Record<string, unknown>): Record<string, u
     });
     return { ...(sectionTitle ? { title: sectionTitle } : {}), rows: graphRows };
   });
-  if (rowCount > listLimits.rows) problems.push(`the list has ${rowCount} rows; WHATSAPP-BUSINESS allows at most ${listLimits.rows} rows across all sections (Meta's limit)`);
+  if (rowCount > listLimits.rows)
+    problems.push(`the list has ${rowCount} rows; WHATSAPP-BUSINESS allows at most ${listLimits.rows} rows across all sections (Meta's limit)`);
   if (problems.length > 0) throw new ProviderError('refused', problems);
 
   return {

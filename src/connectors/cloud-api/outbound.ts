@@ -2,7 +2,7 @@
 import { ProviderError } from '../../core/connector.js';
 import { interactiveList } from './interactive-list.js';
 
-export type GraphMediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
+type GraphMediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
 
 /** What a stored message becomes on the Graph API. */
 export type OutboundPlan =

@@ -14,8 +14,6 @@ export interface CloudApiSettings {
   timeoutMs: number;
 }
 
-export const cloudApiDefaults = { url: 'https://graph.facebook.com', version: 'v20.0', timeoutMs: 20_000 } as const;
-
 /**
  * The verify token used when `WA_BUSINESS_TOKEN_WEBHOOK` is unset: derived from the secrets key, so it is unguessable,
  * survives restarts and is the same on every node (they share SECRETS_KEY) without another file to keep.

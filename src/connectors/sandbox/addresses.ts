@@ -1,7 +1,7 @@
 // Phone numbers and user addresses on the sandbox network: parsing, validation and the address form.
 
 /** The server part of a user address, as WhatsApp writes it. */
-export const USER_SERVER = 's.whatsapp.net';
+const USER_SERVER = 's.whatsapp.net';
 export const STATUS_BROADCAST = 'status@broadcast';
 
 export const NUMBER_RULE = 'number must be 5 to 15 digits (a leading "+", spaces and dashes are ignored)';
@@ -43,7 +43,7 @@ export function accountForms(address: string): string[] {
   return [address, ...sameAccountForms(address)];
 }
 
-export function sameAccountForms(address: string): string[] {
+function sameAccountForms(address: string): string[] {
   const at = address.indexOf('@');
   if (at === -1 || address.slice(at + 1) !== USER_SERVER) return [];
   const digits = address.slice(0, at);

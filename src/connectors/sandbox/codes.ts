@@ -16,10 +16,7 @@ export class LinkCodes {
   async replace(instanceId: string, code: string, createdAt: number, expiresAt: number): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       await tx.deleteFrom('sandbox_codes').where('instance_id', '=', instanceId).execute();
-      await tx
-        .insertInto('sandbox_codes')
-        .values({ code, instance_id: instanceId, created_at: createdAt, expires_at: expiresAt })
-        .execute();
+      await tx.insertInto('sandbox_codes').values({ code, instance_id: instanceId, created_at: createdAt, expires_at: expiresAt }).execute();
     });
   }
 

@@ -34,7 +34,7 @@ export interface NetworkSide {
   uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
 }
 
-export const QR_LIMIT_REASON = 'QR code limit reached';
+const QR_LIMIT_REASON = 'QR code limit reached';
 
 export class SandboxConnector implements Connector {
   readonly instanceId: string;

@@ -18,8 +18,7 @@ export interface InjectedContent {
   content: Record<string, unknown>;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Checks the input (which may come straight from a request body) and shapes it; throws a 400 listing the problems. */
 export function shapeInjected(input: InjectInput): InjectedContent {

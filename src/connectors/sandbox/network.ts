@@ -37,7 +37,7 @@ export interface InjectResult {
   messageTimestamp: number;
 }
 
-export const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
+const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
 const maxProfileNameLength = 100;
 /** Generated numbers collide only by chance (10 random digits); a few draws always suffice. */
 const numberDraws = 20;
@@ -130,7 +130,7 @@ export class SandboxNetwork {
       throw invalidInput(`instance ${name} is not linked; scan its QR code first`);
     }
     const shaped = shapeInjected(input);
-    if (shaped.remoteJid === party.ownerJid) throw invalidInput('from must be another number than the instance\'s own');
+    if (shaped.remoteJid === party.ownerJid) throw invalidInput("from must be another number than the instance's own");
     const id = newKeyId();
     const timestamp = Math.floor(Date.now() / 1000);
     await this.deps.host.messageReceived(instanceId, {

@@ -77,7 +77,12 @@ export class SandboxRouter {
     for (const key of keys) {
       const from = parseUserAddress(key.remoteJid);
       // By any spelling of the sender's account (a Brazilian mobile with or without its ninth digit).
-      const sender = from === null ? undefined : accountForms(from).map((a) => this.deps.lookup.byOwnerJid(a)).find(Boolean);
+      const sender =
+        from === null
+          ? undefined
+          : accountForms(from)
+              .map((a) => this.deps.lookup.byOwnerJid(a))
+              .find(Boolean);
       if (!sender || sender.id === readerId) continue;
       await this.deps.host.messageStatus(sender.id, key.keyId, 'READ');
     }

@@ -23,7 +23,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
       schema: {
         tags: ['sandbox'],
         summary: 'Scan a sandbox QR code with a chosen phone number (links the instance)',
-        body: Type.Object({ code: Type.String({ minLength: 1 }), number: Type.String({ minLength: 1 }), profileName: Type.Optional(Type.String({ maxLength: 100 })) }),
+        body: Type.Object({
+          code: Type.String({ minLength: 1 }),
+          number: Type.String({ minLength: 1 }),
+          profileName: Type.Optional(Type.String({ maxLength: 100 })),
+        }),
       },
     },
     async (request) => {
@@ -60,7 +64,10 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
 
   app.get(
     '/sandbox/media/:file',
-    { config: { access: 'public' }, schema: { tags: ['sandbox'], summary: 'Encrypted media of the sandbox (like the WhatsApp CDN)', params: Type.Object({ file: Type.String() }) } },
+    {
+      config: { access: 'public' },
+      schema: { tags: ['sandbox'], summary: 'Encrypted media of the sandbox (like the WhatsApp CDN)', params: Type.Object({ file: Type.String() }) },
+    },
     async (request, reply) => {
       const bytes = await sandbox.readMedia(request.params.file);
       if (!bytes) throw notFound(`media ${request.params.file} does not exist`);

@@ -84,7 +84,10 @@ export async function loadStoreAuth(host: ConnectorHost, instanceId: string, log
   const creds = stored ?? initAuthCreds();
   // Baileys' ILogger is structurally what pino gives; keys are cached in memory (5 min) in front of the store.
   let closed = false;
-  const keys = makeCacheableSignalKeyStore(hostKeyStore(host, instanceId, () => closed), logger);
+  const keys = makeCacheableSignalKeyStore(
+    hostKeyStore(host, instanceId, () => closed),
+    logger,
+  );
   const state: AuthenticationState = { creds, keys };
   const linked = () => Boolean(state.creds.me && state.creds.account);
   return {

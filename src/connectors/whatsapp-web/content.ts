@@ -33,7 +33,7 @@ export function jsonToContent(content: Record<string, unknown>): proto.Message {
 }
 
 /** The content's type key (`conversation`, `imageMessage`, …), as Baileys names it. */
-export function contentTypeOf(content: proto.IMessage | Record<string, unknown>): string | undefined {
+function contentTypeOf(content: proto.IMessage | Record<string, unknown>): string | undefined {
   return getContentType(content as proto.IMessage);
 }
 

@@ -1,12 +1,5 @@
 // Loads the Baileys-based connector on first use, so the service starts without loading baileys (about a second).
-import {
-  TransientConnectorError,
-  type Connector,
-  type MessagingModule,
-  type PresenceModule,
-  type PrivacyModule,
-  type QrState,
-} from '../../core/connector.js';
+import { TransientConnectorError, type Connector, type MessagingModule, type PresenceModule, type PrivacyModule, type QrState } from '../../core/connector.js';
 import type { ConnectionState } from '../../core/instance.js';
 
 /** The loaded connector: WhatsApp Web has every capability module. */

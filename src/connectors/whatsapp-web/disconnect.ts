@@ -1,6 +1,6 @@
 // Why a WhatsApp Web connection closed, and what the connector does about it (reconnect, stop, forget the session).
 
-export type CloseKind =
+type CloseKind =
   /** The phone unlinked this device or the session was revoked (401): forget the session. */
   | 'logged-out'
   /** WhatsApp refuses this account or client (403, 402, 406, 411): stop until someone acts. */
@@ -30,7 +30,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The HTTP-like status code Baileys attaches to its errors (a Boom's `output.statusCode`), if any. */
-export function statusCodeOf(error: unknown): number | undefined {
+function statusCodeOf(error: unknown): number | undefined {
   if (!isRecord(error)) return undefined;
   const output = error.output;
   if (isRecord(output) && typeof output.statusCode === 'number') return output.statusCode;

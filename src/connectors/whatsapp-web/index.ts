@@ -1,14 +1,14 @@
 // The WHATSAPP-BAILEYS connector kind: WhatsApp Web multi-device through baileys, one connector per instance.
-import type { Connector, ConnectorFactory } from '../../core/connector.js';
+import type { ConnectorFactory } from '../../core/connector.js';
 import type { Logger } from '../../platform/logger.js';
 import { DeferredConnector, type WebConnector } from './deferred.js';
 import type { WhatsAppWebConfig } from './options.js';
 import type { SocketFactory } from './socket.js';
 import type { ConnectorDeps } from './connector.js';
 
-export type { WhatsAppWebConfig, WaWebSettings } from './options.js';
+export type { WaWebSettings } from './options.js';
 export { waWebDefaults } from './options.js';
-export type { SocketFactory, WaSocket } from './socket.js';
+export type { WaSocket } from './socket.js';
 
 export interface WhatsAppWebDeps {
   config: WhatsAppWebConfig;

@@ -13,11 +13,9 @@ export function ownerJidOf(meId: string | undefined | null): string | null {
 export const isLid = (jid: string | null | undefined): jid is string => typeof jid === 'string' && jid.endsWith('@lid');
 export const isPhoneJid = (jid: string | null | undefined): jid is string => typeof jid === 'string' && jid.endsWith('@s.whatsapp.net');
 export const isGroupJid = (jid: string | null | undefined): boolean => typeof jid === 'string' && jid.endsWith('@g.us');
-/** Statuses and broadcast lists. */
-export const isBroadcastJid = (jid: string | null | undefined): boolean => typeof jid === 'string' && jid.endsWith('@broadcast');
 
 /** Drops a device suffix: `123:4@lid` → `123@lid`. */
-export function withoutDevice(jid: string): string {
+function withoutDevice(jid: string): string {
   const at = jid.indexOf('@');
   if (at < 0) return jid;
   const user = jid.slice(0, at).split(':')[0];
@@ -29,7 +27,6 @@ export interface ResolvedAddress {
   jid: string;
   alt?: string;
 }
-
 
 /**
  * Knows which phone address hides behind an @lid address: from Baileys' hints (remoteJidAlt, participantAlt, contacts

@@ -15,7 +15,7 @@ import type {
   WAReadReceiptsValue,
 } from 'baileys';
 
-export interface WaEvents {
+interface WaEvents {
   on<T extends keyof BaileysEventMap>(event: T, listener: (arg: BaileysEventMap[T]) => void): void;
 }
 

@@ -9,22 +9,22 @@ export type ValueOf = <T>(setting: Setting<T>) => T;
 /** What reading one setting sees: the environment, the other settings, and where its problems go. */
 export interface Reading {
   readonly env: Env;
-  readonly valueOf: ValueOf;
+  readonly settingValue: ValueOf;
   problem(message: string): void;
 }
 
 /** A rule a setting's value must keep: the problem's phrase after the variable's name, or undefined when the value is fine. */
-export type Check<T> = (value: T, valueOf: ValueOf) => string | undefined;
+export type Check<T> = (value: T, settingValue: ValueOf) => string | undefined;
 
 /** A default worked out at load time (from another setting, from the host), with the text the README shows for it. */
 export class ComputedDefault<T> {
   constructor(
     readonly shown: string,
-    readonly compute: (valueOf: ValueOf) => T,
+    readonly compute: (settingValue: ValueOf) => T,
   ) {}
 }
 
-export function computed<T>(shown: string, compute: (valueOf: ValueOf) => T): ComputedDefault<T> {
+export function computed<T>(shown: string, compute: (settingValue: ValueOf) => T): ComputedDefault<T> {
   return new ComputedDefault(shown, compute);
 }
 
@@ -75,13 +75,13 @@ function scalar<T>(options: Scalar<T>): Setting<T> {
   const names = [options.env, ...(options.aliases ?? [])];
   const label = options.aliases?.length ? `${options.env} (or ${options.aliases.join(', ')})` : options.env;
   const shown = options.shownDefault ?? (options.default instanceof ComputedDefault ? options.default.shown : (options.defaultText ?? ''));
-  return new Setting(options.env, options.meaning, shown, options.defaultText, ({ env, valueOf, problem }) => {
-    const fallback = options.default instanceof ComputedDefault ? options.default.compute(valueOf) : options.default;
+  return new Setting(options.env, options.meaning, shown, options.defaultText, ({ env, settingValue, problem }) => {
+    const fallback = options.default instanceof ComputedDefault ? options.default.compute(settingValue) : options.default;
     const name = names.find((candidate) => given(env[candidate]));
     let value = name === undefined ? fallback : options.parse(env[name] as string, fallback, (phrase) => problem(`${name} ${phrase}`));
     if (options.tidy) value = options.tidy(value);
     for (const check of options.checks ?? []) {
-      const phrase = check(value, valueOf);
+      const phrase = check(value, settingValue);
       if (phrase !== undefined) problem(`${label} ${phrase}`);
     }
     return value;
@@ -105,7 +105,7 @@ export function parsed<T extends string | number | boolean>(options: Declared<T>
 }
 
 /** The words an on/off variable accepts; a family of event filters reads them too. */
-export const parseFlag: Parse<boolean> = (value, fallback, problem) => {
+const parseFlag: Parse<boolean> = (value, fallback, problem) => {
   const lower = value.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;
@@ -192,12 +192,12 @@ export function matching(pattern: RegExp, phrase: string, options: { exceptEmpty
 
 /** Checks that a value is given whenever the `on` switch is on. */
 export function requiredWhen(on: Setting<boolean>): Check<unknown> {
-  return (value, valueOf) => (valueOf(on) && !value ? `is required when ${on.env}=true` : undefined);
+  return (value, settingValue) => (settingValue(on) && !value ? `is required when ${on.env}=true` : undefined);
 }
 
 /** Checks that a number is not below another setting's. */
 export function notBelow(other: Setting<number>): Check<number> {
-  return (value, valueOf) => (value < valueOf(other) ? `must not be below ${other.env}` : undefined);
+  return (value, settingValue) => (value < settingValue(other) ? `must not be below ${other.env}` : undefined);
 }
 
 /** Tidies a base URL so paths can be appended with one slash. */

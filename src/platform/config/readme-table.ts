@@ -15,7 +15,7 @@ const start = '<!-- config-table:start -->';
 const end = '<!-- config-table:end -->';
 
 /** The Markdown table of every setting. */
-export function configTable(): string {
+function configTable(): string {
   const rows = settingDocs.map((s) => `| \`${s.env}\` | ${s.default === '' ? '(empty)' : `\`${s.default}\``} | ${s.meaning} |`);
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

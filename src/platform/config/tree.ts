@@ -16,12 +16,12 @@ export function readSettings<Tree extends SettingTree>(tree: Tree, env: Env): { 
   const problems: string[] = [];
   const values = new Map<Setting<unknown>, unknown>();
   // Each setting is read once, in declaration order, unless another one asks for it sooner (a default or rule depending on it).
-  const valueOf: ValueOf = <T>(setting: Setting<T>): T => {
-    if (!values.has(setting)) values.set(setting, setting.read({ env, valueOf, problem: (message) => problems.push(message) }));
+  const settingValue: ValueOf = <T>(setting: Setting<T>): T => {
+    if (!values.has(setting)) values.set(setting, setting.read({ env, settingValue, problem: (message) => problems.push(message) }));
     return values.get(setting) as T;
   };
   const readGroup = (group: SettingTree): Record<string, unknown> =>
-    Object.fromEntries(Object.entries(group).map(([key, node]) => [key, node instanceof Setting ? valueOf(node) : readGroup(node)]));
+    Object.fromEntries(Object.entries(group).map(([key, node]) => [key, node instanceof Setting ? settingValue(node) : readGroup(node)]));
   // The walk above mirrors SettingValues key by key; TypeScript cannot follow Object.fromEntries, hence the cast.
   return { values: readGroup(tree) as SettingValues<Tree>, problems };
 }

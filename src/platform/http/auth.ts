@@ -6,7 +6,7 @@ import { keyDigest, KnownKeyDigests } from '../util/api-keys.js';
 import type { Instance } from '../../core/instance.js';
 
 /** Who may call a route: anyone, the global key only, or the global key or the key of the instance in the path. */
-export type AccessRule = 'public' | 'global' | 'instance' | 'any-key';
+type AccessRule = 'public' | 'global' | 'instance' | 'any-key';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

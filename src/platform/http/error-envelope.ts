@@ -38,7 +38,7 @@ export function statusOf(error: Pick<CodedError, 'code'>): number {
   return statusOfCode[error.code];
 }
 
-export function reasonPhrase(status: number): string {
+function reasonPhrase(status: number): string {
   return reasonPhrases[status] ?? 'Error';
 }
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidInput, unsupportedMediaType } from '../../core/errors.js';
 
 /** Deeper than any request of the interface nests (a list send: body → values → rows → row, five levels). */
-export const maxBodyNesting = 32;
+const maxBodyNesting = 32;
 
 /**
  * Replaces Fastify's JSON parser. A body declared in another charset is a 415 (it would be read as UTF-8 and its
@@ -51,11 +51,11 @@ function charsetOf(contentType: string | undefined): string | undefined {
 }
 
 /** Why the value nests too deep, or undefined; walks without recursion, so any depth is safe to check. */
-export function nestingProblem(value: unknown, limit = maxBodyNesting): string | undefined {
+function nestingProblem(value: unknown, limit = maxBodyNesting): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const stack: { node: object; depth: number }[] = [{ node: value, depth: 1 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { node, depth } = top;
     if (depth > limit) return `body nests objects and arrays more than ${limit} levels deep`;
     const children = Array.isArray(node) ? node : Object.values(node);
     for (const child of children) if (child !== null && typeof child === 'object') stack.push({ node: child as object, depth: depth + 1 });

@@ -12,7 +12,8 @@ const answer = (description: string) => ({ ...ErrorEnvelope, description });
 export function documentErrorAnswers(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.url.startsWith('/messenger') || route.url.startsWith('/messenger/docs')) return;
-    const schema = (route.schema ??= {}) as { hide?: boolean; security?: unknown[]; response?: Record<string, unknown>; body?: unknown };
+    route.schema ??= {};
+    const schema = route.schema as { hide?: boolean; security?: unknown[]; response?: Record<string, unknown>; body?: unknown };
     if (schema.hide) return;
     const access = (route.config as { access?: string } | undefined)?.access;
     const errors: Record<string, unknown> = { 400: answer('The request is invalid: each message names the field and the rule') };

@@ -14,8 +14,6 @@ export const ErrorEnvelope = Type.Object(
   { description: 'Error' },
 );
 
-export const eventsArray = Type.Array(Type.String(), { description: 'Event names (empty: all events)' });
-
 /**
  * A 201 answer documented by its description (its fields: the interface document); serialised as the route builds it.
  */

@@ -18,15 +18,15 @@ interface Range {
 
 const METADATA = 'cloud metadata / link-local addresses are never allowed';
 
-function v4Range(cidr: string, reason: string, always = false): Range {
+function cidrRange(parse: (address: string) => Uint8Array | null, cidr: string, reason: string, always: boolean): Range {
   const [address, prefix] = cidr.split('/');
-  return { network: parseIPv4(address!)!, prefix: Number(prefix), reason, always };
+  const network = parse(address);
+  if (!network) throw new Error(`not an address range: ${cidr}`);
+  return { network, prefix: Number(prefix), reason, always };
 }
 
-function v6Range(cidr: string, reason: string, always = false): Range {
-  const [address, prefix] = cidr.split('/');
-  return { network: parseIPv6(address!)!, prefix: Number(prefix), reason, always };
-}
+const v4Range = (cidr: string, reason: string, always = false): Range => cidrRange(parseIPv4, cidr, reason, always);
+const v6Range = (cidr: string, reason: string, always = false): Range => cidrRange(parseIPv6, cidr, reason, always);
 
 const IPV4_RANGES: Range[] = [
   v4Range('169.254.0.0/16', METADATA, true),
@@ -61,7 +61,7 @@ function parseIPv4(text: string): Uint8Array | null {
   if (parts.length !== 4) return null;
   const bytes = new Uint8Array(4);
   for (let i = 0; i < 4; i++) {
-    const part = parts[i]!;
+    const part = parts[i];
     if (!/^\d{1,3}$/.test(part)) return null;
     const value = Number(part);
     if (value > 255) return null;
@@ -82,8 +82,8 @@ function parseIPv6(text: string): Uint8Array | null {
   if (last.includes('.')) {
     const v4 = parseIPv4(last);
     if (!v4 || lastColon === -1) return null;
-    const hi = ((v4[0]! << 8) | v4[1]!).toString(16);
-    const lo = ((v4[2]! << 8) | v4[3]!).toString(16);
+    const hi = ((v4[0] << 8) | v4[1]).toString(16);
+    const lo = ((v4[2] << 8) | v4[3]).toString(16);
     rest = `${rest.slice(0, lastColon + 1)}${hi}:${lo}`;
   }
 
@@ -98,8 +98,8 @@ function parseIPv6(text: string): Uint8Array | null {
     }
     return groups;
   };
-  const head = toGroups(halves[0]!);
-  const back = halves.length === 2 ? toGroups(halves[1]!) : [];
+  const head = toGroups(halves[0]);
+  const back = halves.length === 2 ? toGroups(halves[1]) : [];
   if (!head || !back) return null;
   const explicit = head.length + back.length;
   let groups: number[];
@@ -123,7 +123,7 @@ function inRange(bytes: Uint8Array, range: Range): boolean {
   let bits = range.prefix;
   for (let i = 0; bits > 0; i++, bits -= 8) {
     const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((bytes[i]! & mask) !== (range.network[i]! & mask)) return false;
+    if ((bytes[i] & mask) !== (range.network[i] & mask)) return false;
   }
   return true;
 }
@@ -171,11 +171,7 @@ export class ForbiddenAddressError extends Error {
   readonly host: string;
 
   constructor(host: string, address: string, reason: string) {
-    super(
-      host === address
-        ? `${address} is a forbidden address: ${reason}`
-        : `${host} resolves to a forbidden address (${address}): ${reason}`,
-    );
+    super(host === address ? `${address} is a forbidden address: ${reason}` : `${host} resolves to a forbidden address (${address}): ${reason}`);
     this.name = 'ForbiddenAddressError';
     this.host = host;
     this.address = address;

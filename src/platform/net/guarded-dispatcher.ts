@@ -17,9 +17,7 @@ export interface GuardedDispatcherOptions extends AddressPolicy {
 
 const systemResolver: Resolver = (hostname, family) =>
   new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, family, verbatim: true }, (err, addresses) =>
-      err ? reject(err) : resolve(addresses),
-    );
+    dnsLookup(hostname, { all: true, family, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses)));
   });
 
 /**
@@ -36,15 +34,18 @@ export function createGuardedLookup(opts: GuardedDispatcherOptions): LookupFunct
       (addresses) => {
         const allowed = addresses.filter((a) => isForbiddenAddress(a.address, opts) === null);
         if (allowed.length === 0) {
+          // Every address is forbidden here, so the first one has a reason.
           const first = addresses[0];
-          const err = first
-            ? new ForbiddenAddressError(hostname, first.address, isForbiddenAddress(first.address, opts)!)
-            : Object.assign(new Error(`${hostname} did not resolve to any address`), { code: 'ENOTFOUND' });
+          const reason = first ? isForbiddenAddress(first.address, opts) : null;
+          const err =
+            first && reason !== null
+              ? new ForbiddenAddressError(hostname, first.address, reason)
+              : Object.assign(new Error(`${hostname} did not resolve to any address`), { code: 'ENOTFOUND' });
           callback(err, options.all ? [] : '', undefined);
           return;
         }
         if (options.all) callback(null, allowed);
-        else callback(null, allowed[0]!.address, allowed[0]!.family);
+        else callback(null, allowed[0].address, allowed[0].family);
       },
       (err: NodeJS.ErrnoException) => callback(err, options.all ? [] : '', undefined),
     );

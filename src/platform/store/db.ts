@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.js';
-import type { Db, Dialect, Store } from './types.js';
+import type { Store } from './types.js';
 import { migrate } from './migrations.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteThread } from './sqlite-thread/host.js';
@@ -12,7 +12,7 @@ import { registerSqliteThread, SqliteThreadDialect } from './sqlite-thread/diale
 import { prepareStatements } from './pg-prepared.js';
 import { registerColumnTypes, type ColumnTypes } from './write-unit.js';
 
-export type { Db, Dialect, Queryable, Store, Tx } from './types.js';
+export type { Db, Dialect, Store, Tx } from './types.js';
 
 // PostgreSQL returns int8 as strings by default; our bigints are epoch ms and sequence numbers, safe as numbers.
 pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -132,7 +132,10 @@ async function readColumnTypes(pool: pg.Pool, schema: string): Promise<ColumnTyp
   const types: ColumnTypes = new Map();
   for (const row of rows) {
     let table = types.get(row.table_name);
-    if (!table) types.set(row.table_name, (table = new Map()));
+    if (!table) {
+      table = new Map();
+      types.set(row.table_name, table);
+    }
     table.set(row.column_name, row.data_type);
   }
   return types;

@@ -61,12 +61,19 @@ export class BatchCommit<T, R, U = Unit> {
         this.schedule();
         let results: R[];
         try {
-          results = await this.runUnit(this.db, (unit) => this.write(unit, batch.map((p) => p.item)));
+          results = await this.runUnit(this.db, (unit) =>
+            this.write(
+              unit,
+              batch.map((p) => p.item),
+            ),
+          );
         } catch {
           await this.oneByOne(batch);
           continue;
         }
-        batch.forEach((p, i) => p.resolve(results[i]));
+        batch.forEach((p, i) => {
+          p.resolve(results[i]);
+        });
       }
     } finally {
       this.running--;

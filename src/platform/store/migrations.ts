@@ -1,5 +1,5 @@
 // Versioned schema migrations, one list for SQLite and PostgreSQL, applied at start.
-import { Kysely, Migrator, sql, type ColumnDefinitionBuilder, type Migration, type MigrationProvider } from 'kysely';
+import { type Kysely, Migrator, sql, type ColumnDefinitionBuilder, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './types.js';
 
 function serial(dialect: Dialect) {
@@ -7,8 +7,7 @@ function serial(dialect: Dialect) {
 }
 
 function initial(dialect: Dialect): Migration {
-  const idColumn = (builder: ColumnDefinitionBuilder) =>
-    dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement();
+  const idColumn = (builder: ColumnDefinitionBuilder) => (dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement());
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -71,12 +70,7 @@ function initial(dialect: Dialect): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema
-        .createIndex('messages_key')
-        .on('messages')
-        .columns(['instance_id', 'key_id', 'from_me'])
-        .unique()
-        .execute();
+      await db.schema.createIndex('messages_key').on('messages').columns(['instance_id', 'key_id', 'from_me']).unique().execute();
       await db.schema
         .createIndex('messages_idempotency')
         .on('messages')

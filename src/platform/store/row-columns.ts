@@ -7,7 +7,7 @@ export function columnsOf(rows: readonly Record<string, unknown>[]): string[] {
   let known: Set<string> | undefined;
   for (let r = 1; r < rows.length; r++) {
     for (const column in rows[r]) {
-      if (column in rows[0]!) continue;
+      if (column in rows[0]) continue;
       known ??= new Set(columns);
       if (!known.has(column)) {
         known.add(column);

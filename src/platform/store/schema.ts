@@ -29,7 +29,7 @@ export interface InstancesTable {
   updated_at: number;
 }
 
-export interface EventSinksTable {
+interface EventSinksTable {
   instance_id: string;
   sink: string;
   enabled: number;
@@ -57,7 +57,7 @@ export interface MessagesTable {
   updated_at: number;
 }
 
-export interface MessageStatusTable {
+interface MessageStatusTable {
   id: Generated<number>;
   message_id: string;
   instance_id: string;
@@ -80,7 +80,7 @@ export interface SendQueueTable {
   created_at: number;
 }
 
-export interface OutboxTable {
+interface OutboxTable {
   seq: Generated<number>;
   id: string;
   instance_id: string | null;
@@ -115,20 +115,20 @@ export interface DeliveriesTable {
   settings_snapshot: string | null;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   instance_id: string;
   data: string;
   updated_at: number;
 }
 
-export interface SandboxCodesTable {
+interface SandboxCodesTable {
   code: string;
   instance_id: string;
   expires_at: number;
   created_at: number;
 }
 
-export interface SessionKeysTable {
+interface SessionKeysTable {
   instance_id: string;
   type: string;
   id: string;
@@ -136,14 +136,14 @@ export interface SessionKeysTable {
   updated_at: number;
 }
 
-export interface MediaBlobsTable {
+interface MediaBlobsTable {
   id: string;
   instance_id: string;
   data: Buffer;
   created_at: number;
 }
 
-export interface BrokerCursorsTable {
+interface BrokerCursorsTable {
   sink: string;
   last_seq: number;
   updated_at: number;

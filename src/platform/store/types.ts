@@ -5,8 +5,6 @@ import type { Database } from './schema.js';
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
-/** Either the database itself or an open transaction: what query helpers take. */
-export type Queryable = Kysely<Database>;
 
 export interface Store {
   db: Db;

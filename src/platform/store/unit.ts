@@ -228,7 +228,7 @@ export async function runInSqliteThread(db: Db, statements: ThreadStatement[], b
 const styles = new WeakMap<Db, Placeholders>();
 
 /** How the database's driver numbers parameters, read once from what Kysely itself compiles for it. */
-export function placeholderStyle(db: Db): Placeholders {
+function placeholderStyle(db: Db): Placeholders {
   let style = styles.get(db);
   if (!style) {
     style = db.selectFrom('instances').select('id').where('id', '=', '').compile().sql.includes('$1') ? 'dollar' : 'question';

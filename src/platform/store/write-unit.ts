@@ -114,7 +114,9 @@ export class WriteUnit extends RowBuffer {
       for (const value of statement.parameters) parameters.push(value);
       return shift === 0 ? statement.sql : statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
     };
-    this.writes.forEach((statement, i) => clauses.push(`s${i} as (${append(statement)})`));
+    this.writes.forEach((statement, i) => {
+      clauses.push(`s${i} as (${append(statement)})`);
+    });
     if (this.guard) clauses.push(`g as (${append(this.guard)})`);
     for (const table of insertOrder) {
       const rows = this.rows[table] as Record<string, unknown>[];

@@ -5,7 +5,7 @@
  * the first wait (0: no spread). `upper-half` ("equal jitter"): a random point in the upper half of the step, so it is
  * never shorter than half the step and never zero.
  */
-export type Jitter = number | 'upper-half';
+type Jitter = number | 'upper-half';
 
 export interface BackoffPolicy {
   initialMs: number;

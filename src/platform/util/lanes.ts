@@ -1,6 +1,6 @@
 // Runs ordered lanes of work concurrently: one runner per lane at a time, lanes polled from the store and woken on demand.
 
-export interface LaneHead {
+interface LaneHead {
   /** Identifies the lane (a chat, a webhook destination). */
   key: string;
   /** When the lane's first item may run (epoch ms). */
@@ -14,7 +14,7 @@ export interface LaneSchedulerOptions {
    * Works through a lane in order until it is empty or its head must wait; answers when that head is due (epoch ms),
    * if it knows, so the lane runs again then.
    */
-  runLane(key: string): Promise<number | void>;
+  runLane(key: string): Promise<number | undefined>;
   maxConcurrentLanes: number;
   /** Safety poll interval: work written by other nodes or missed wake-ups are found within this time. */
   pollMs: number;

@@ -1,7 +1,7 @@
 // Standard Webhooks secrets (`whsec_` + base64): their rule and their decoding into HMAC key bytes.
 
 /** Fewest key bytes a secret must carry (Standard Webhooks secrets have 24 to 64). */
-export const minSecretBytes = 16;
+const minSecretBytes = 16;
 
 /** Why `secret` cannot sign deliveries (`whsec_` and at least 16 base64-encoded bytes), or undefined when it can. */
 export function secretProblem(secret: string): string | undefined {

@@ -17,7 +17,7 @@ type LeaseDb = Kysely<Database & { broker_leases: BrokerLeasesTable }>;
 const ensured = new WeakMap<Db, Promise<void>>();
 
 /** Creates `broker_leases` when missing (once per store; SQLite and PostgreSQL alike). */
-export function ensureLeaseTable(db: Db): Promise<void> {
+function ensureLeaseTable(db: Db): Promise<void> {
   let done = ensured.get(db);
   if (!done) {
     const create = () =>
@@ -87,9 +87,7 @@ export class CursorStore {
         updated_at: Date.now(),
       }))
       .where('sink', '=', this.sink)
-      .where(({ exists, selectFrom }) =>
-        exists(selectFrom('broker_leases').select('sink').where('sink', '=', this.sink).where('owner', '=', this.owner)),
-      )
+      .where(({ exists, selectFrom }) => exists(selectFrom('broker_leases').select('sink').where('sink', '=', this.sink).where('owner', '=', this.owner)))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

@@ -62,7 +62,10 @@ export class OutboxFeed {
 
   /** The newest seq in the outbox (a new cursor starts there: history is not replayed). */
   async head(): Promise<number> {
-    const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.max('seq').as('max')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.max('seq').as('max'))
+      .executeTakeFirst();
     return Number(row?.max ?? 0);
   }
 
@@ -115,7 +118,10 @@ export class OutboxFeed {
     const age = now - seen.at;
     if (before && age >= this.settleMs && before.xmin >= seen.xmax) return 0;
     if (age >= this.maxWaitMs) {
-      this.logger.warn({ from: through + 1, to: seq - 1, waitedMs: age }, 'outbox gap passed after the longest wait; a transaction older than it is still open');
+      this.logger.warn(
+        { from: through + 1, to: seq - 1, waitedMs: age },
+        'outbox gap passed after the longest wait; a transaction older than it is still open',
+      );
       return 0;
     }
     // Usually the missing rows commit within milliseconds; look often at first, then less.

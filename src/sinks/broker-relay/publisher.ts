@@ -63,3 +63,33 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
     );
   });
 }
+
+/**
+ * A publisher's connection, opened on first use and shared by every send until it is let go; an opening that fails
+ * is let go by itself (when still the one held), so the next send opens again.
+ */
+export class LinkSlot<L> {
+  /** The link held now (opening or open), if any. */
+  current: Promise<L> | undefined;
+
+  constructor(private readonly open: () => Promise<L>) {}
+
+  /** The held link, opening one when none is held. */
+  get(): Promise<L> {
+    if (!this.current) {
+      const opening = this.open();
+      opening.catch(() => {
+        if (this.current === opening) this.current = undefined;
+      });
+      this.current = opening;
+    }
+    return this.current;
+  }
+
+  /** Lets go of the held link and answers it (the caller closes it). */
+  release(): Promise<L> | undefined {
+    const link = this.current;
+    this.current = undefined;
+    return link;
+  }
+}

@@ -6,7 +6,7 @@ import type { Publication, Scope } from './publisher.js';
 import { globalWants } from './settings.js';
 
 /** Where a broker puts an event: exchange or subject, routing key, and the deduplication id to use. */
-export interface Address {
+interface Address {
   target: string;
   routingKey: string;
   messageId: string;

@@ -1,7 +1,7 @@
 // Publishes to NATS through JetStream: each message acknowledged by the stream, deduplicated by its Nats-Msg-Id.
 import { connect, type ConnectionOptions, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
 import type { Logger } from '../../platform/logger.js';
-import { PublicationRefused, type BrokerPublisher, type Publication, type Sent } from '../broker-relay/publisher.js';
+import { LinkSlot, PublicationRefused, type BrokerPublisher, type Publication, type Sent } from '../broker-relay/publisher.js';
 import { StreamSubjects, validSubject } from './stream.js';
 import { safeAddress } from '../broker-relay/settings.js';
 
@@ -25,7 +25,7 @@ interface Link {
 }
 
 export class NatsPublisher implements BrokerPublisher {
-  private link: Promise<Link> | undefined;
+  private readonly link = new LinkSlot<Link>(() => this.open());
   private readonly ackTimeoutMs: number;
 
   constructor(private readonly options: NatsPublisherOptions) {
@@ -36,7 +36,7 @@ export class NatsPublisher implements BrokerPublisher {
     if (!validSubject(publication.target)) {
       throw new PublicationRefused(`"${publication.target}" is not a valid NATS subject`, true);
     }
-    const link = await this.connected();
+    const link = await this.link.get();
     await link.subjects.ensure(publication.target, this.options.patternOf(publication));
     // The message leaves in call order (JetStream's publish writes before its first await).
     const ack = link.js.publish(publication.target, publication.body, { msgID: publication.messageId, timeout: this.ackTimeoutMs });
@@ -52,21 +52,8 @@ export class NatsPublisher implements BrokerPublisher {
   }
 
   async reset(): Promise<void> {
-    const link = this.link;
-    this.link = undefined;
-    const open = await link?.catch(() => undefined);
+    const open = await this.link.release()?.catch(() => undefined);
     if (open && !open.nc.isClosed()) await open.nc.close().catch(() => undefined);
-  }
-
-  private connected(): Promise<Link> {
-    if (!this.link) {
-      const opening = this.open();
-      opening.catch(() => {
-        if (this.link === opening) this.link = undefined;
-      });
-      this.link = opening;
-    }
-    return this.link;
   }
 
   private async open(): Promise<Link> {
@@ -79,9 +66,9 @@ export class NatsPublisher implements BrokerPublisher {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
     });
-    const current = this.link;
+    const current = this.link.current;
     void nc.closed().then(() => {
-      if (this.link === current) this.link = undefined;
+      if (this.link.current === current) this.link.current = undefined;
     });
     void (async () => {
       for await (const status of nc.status()) {
@@ -108,7 +95,10 @@ export class NatsPublisher implements BrokerPublisher {
 export function serversAndCredentials(url: string): Pick<ConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
   const servers: string[] = [];
   const credentials: Pick<ConnectionOptions, 'user' | 'pass' | 'token'> = {};
-  for (const raw of url.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let parsed: URL;
     try {
       parsed = new URL(raw.includes('://') ? raw : `nats://${raw}`);

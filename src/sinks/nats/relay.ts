@@ -1,16 +1,16 @@
 // The NATS relay: subject `<instance>.<wire event>` (global: `[<prefix>.]<wire event>`), stored by JetStream.
+import { brokerRelay, brokerRouter } from '../broker-relay/assemble.js';
 import type { BrokerDeps } from '../broker-relay/deps.js';
 import { NatsPublisher } from './publisher.js';
 import type { Publication } from '../broker-relay/publisher.js';
-import { OutboxRelay } from '../broker-relay/relay.js';
-import { BrokerRouter } from '../broker-relay/routing.js';
+import type { OutboxRelay } from '../broker-relay/relay.js';
+import type { BrokerRouter } from '../broker-relay/routing.js';
 import { natsMark } from './mark.js';
 
 export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
-  return new BrokerRouter({
+  return brokerRouter('nats', sinks, {
     bit: natsMark,
-    liveSink: (instanceId) => sinks.get(instanceId, 'nats'),
     globalEnabled: config.natsGlobalEnabled,
     globalFilter: config.natsGlobalEvents,
     address: (scope, instance, wire, eventId) =>
@@ -26,7 +26,7 @@ export function natsRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRo
 }
 
 /** The stream subject that covers a publication: the instance's or prefix's whole space, else the subject itself. */
-export function natsPattern(prefix: string) {
+function natsPattern(prefix: string) {
   return (publication: Publication): string => {
     if (publication.scope === 'instance') return `${publication.instance}.>`;
     return prefix ? `${prefix}.>` : publication.target;
@@ -34,7 +34,7 @@ export function natsPattern(prefix: string) {
 }
 
 export function createNatsRelay(deps: BrokerDeps, router: BrokerRouter): OutboxRelay {
-  const { config, store, tuning } = deps;
+  const { config, tuning } = deps;
   if (!config.natsUrl) throw new Error('NATS_URL (or NATS_URI) is required when NATS_ENABLED=true');
   const logger = deps.logger.child({ component: 'nats' });
   const publisher = new NatsPublisher({
@@ -46,14 +46,5 @@ export function createNatsRelay(deps: BrokerDeps, router: BrokerRouter): OutboxR
     ackTimeoutMs: tuning?.confirmTimeoutMs,
     connectTimeoutMs: tuning?.connectTimeoutMs,
   });
-  return new OutboxRelay({
-    name: 'nats',
-    db: store.db,
-    dialect: store.dialect,
-    publisher,
-    router,
-    logger: deps.logger,
-    nodeId: config.nodeId,
-    ...tuning?.relay,
-  });
+  return brokerRelay('nats', deps, publisher, router);
 }

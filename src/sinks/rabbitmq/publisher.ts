@@ -1,7 +1,7 @@
 // Publishes to RabbitMQ on a confirm channel: persistent messages, one confirm awaited per message, reconnects on demand.
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { Logger } from '../../platform/logger.js';
-import { within, type BrokerPublisher, type Publication, type Sent } from '../broker-relay/publisher.js';
+import { LinkSlot, within, type BrokerPublisher, type Publication, type Sent } from '../broker-relay/publisher.js';
 import { RabbitTopology, type TopologyOptions } from './topology.js';
 import { safeAddress } from '../broker-relay/settings.js';
 
@@ -26,7 +26,7 @@ interface Link {
 }
 
 export class RabbitmqPublisher implements BrokerPublisher {
-  private link: Promise<Link> | undefined;
+  private readonly link = new LinkSlot<Link>(() => this.open());
   private readonly confirmTimeoutMs: number;
 
   constructor(private readonly options: RabbitmqPublisherOptions) {
@@ -34,7 +34,7 @@ export class RabbitmqPublisher implements BrokerPublisher {
   }
 
   async send(publication: Publication): Promise<Sent> {
-    const link = await this.connected();
+    const link = await this.link.get();
     await link.topology.prepare(publication);
     if (link.drained) await link.drained;
     if (link.lost) throw new Error('RabbitMQ connection lost');
@@ -69,25 +69,13 @@ export class RabbitmqPublisher implements BrokerPublisher {
   }
 
   async reset(): Promise<void> {
-    const link = this.link;
-    this.link = undefined;
+    const link = this.link.release();
     if (!link) return;
     const open = await link.catch(() => undefined);
     if (open) {
       open.lost = true;
       await open.model.close().catch(() => undefined);
     }
-  }
-
-  private connected(): Promise<Link> {
-    if (!this.link) {
-      const opening = this.open();
-      opening.catch(() => {
-        if (this.link === opening) this.link = undefined;
-      });
-      this.link = opening;
-    }
-    return this.link;
   }
 
   private async open(): Promise<Link> {
@@ -100,11 +88,14 @@ export class RabbitmqPublisher implements BrokerPublisher {
     const lose = (why: string) => {
       if (!link || link.lost) return;
       link.lost = true;
-      if (this.link) logger.warn({ reason: why }, 'RabbitMQ connection lost; will reconnect');
+      if (this.link.current) logger.warn({ reason: why }, 'RabbitMQ connection lost; will reconnect');
       // Only forget the link if it is still the current one (a newer connection may exist already).
-      void this.link?.then((current) => {
-        if (current === link) this.link = undefined;
-      }, () => undefined);
+      void this.link.current?.then(
+        (current) => {
+          if (current === link) this.link.current = undefined;
+        },
+        () => undefined,
+      );
     };
     model.on('error', (error: Error) => lose(error.message));
     model.on('close', () => lose('connection closed'));

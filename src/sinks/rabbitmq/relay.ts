@@ -1,15 +1,15 @@
 // The RabbitMQ relay: instance events to the topic exchange named after the instance, global ones to RABBITMQ_EXCHANGE_NAME.
+import { brokerRelay, brokerRouter } from '../broker-relay/assemble.js';
 import type { BrokerDeps } from '../broker-relay/deps.js';
-import { OutboxRelay } from '../broker-relay/relay.js';
+import type { OutboxRelay } from '../broker-relay/relay.js';
 import { RabbitmqPublisher } from './publisher.js';
-import { BrokerRouter } from '../broker-relay/routing.js';
+import type { BrokerRouter } from '../broker-relay/routing.js';
 import { rabbitmqMark } from './mark.js';
 
 export function rabbitmqRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): BrokerRouter {
   const { config, sinks } = deps;
-  return new BrokerRouter({
+  return brokerRouter('rabbitmq', sinks, {
     bit: rabbitmqMark,
-    liveSink: (instanceId) => sinks.get(instanceId, 'rabbitmq'),
     globalEnabled: config.rabbitmqGlobalEnabled,
     globalFilter: config.rabbitmqGlobalEvents,
     // The routing key is the wire event name on both exchanges; the message id is the envelope id.
@@ -22,7 +22,7 @@ export function rabbitmqRouter(deps: Pick<BrokerDeps, 'config' | 'sinks'>): Brok
 }
 
 export function createRabbitmqRelay(deps: BrokerDeps, router: BrokerRouter): OutboxRelay {
-  const { config, store, tuning } = deps;
+  const { config, tuning } = deps;
   if (!config.rabbitmqUri) throw new Error('RABBITMQ_URI is required when RABBITMQ_ENABLED=true');
   const logger = deps.logger.child({ component: 'rabbitmq' });
   const publisher = new RabbitmqPublisher({
@@ -33,14 +33,5 @@ export function createRabbitmqRelay(deps: BrokerDeps, router: BrokerRouter): Out
     confirmTimeoutMs: tuning?.confirmTimeoutMs,
     connectTimeoutMs: tuning?.connectTimeoutMs,
   });
-  return new OutboxRelay({
-    name: 'rabbitmq',
-    db: store.db,
-    dialect: store.dialect,
-    publisher,
-    router,
-    logger: deps.logger,
-    nodeId: config.nodeId,
-    ...tuning?.relay,
-  });
+  return brokerRelay('rabbitmq', deps, publisher, router);
 }

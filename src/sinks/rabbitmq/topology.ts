@@ -23,9 +23,7 @@ export class RabbitTopology {
   ) {}
 
   async prepare(publication: Publication): Promise<void> {
-    await this.once(`x:${publication.target}`, (ch) =>
-      ch.assertExchange(publication.target, 'topic', { durable: true, autoDelete: false }),
-    );
+    await this.once(`x:${publication.target}`, (ch) => ch.assertExchange(publication.target, 'topic', { durable: true, autoDelete: false }));
     if (!this.options.declareQueues) return;
     const queue = queueName(publication, this.options.globalQueuePrefix);
     await this.once(`q:${queue}`, async () => {
@@ -36,9 +34,7 @@ export class RabbitTopology {
         if (!(error instanceof PublicationRefused) || error.code !== 406) throw error;
       }
     });
-    await this.once(`b:${queue}|${publication.target}|${publication.routingKey}`, (ch) =>
-      ch.bindQueue(queue, publication.target, publication.routingKey),
-    );
+    await this.once(`b:${queue}|${publication.target}|${publication.routingKey}`, (ch) => ch.bindQueue(queue, publication.target, publication.routingKey));
   }
 
   private async once(key: string, declare: (channel: Channel) => Promise<unknown>): Promise<void> {
@@ -78,13 +74,13 @@ export class RabbitTopology {
 }
 
 /** Evolution's queue names: `<instance>.<wire event>` for an instance, `[<prefix>.]<wire event>` for the global exchange. */
-export function queueName(publication: Publication, globalPrefix: string): string {
+function queueName(publication: Publication, globalPrefix: string): string {
   if (publication.scope === 'instance') return `${publication.instance}.${publication.event}`;
   return globalPrefix ? `${globalPrefix}.${publication.event}` : publication.event;
 }
 
 /** The AMQP reply code of a channel error raised by the broker (absent for connection failures). */
-export function codeOf(error: unknown): number | undefined {
+function codeOf(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'number' ? code : undefined;
 }

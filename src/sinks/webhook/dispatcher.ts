@@ -48,7 +48,7 @@ const leaseMarginMs = 30_000;
 const startMarginMs = 5_000;
 
 /** The retry waits of the configuration: exponential, capped, spread by jitter, never below the first wait. */
-export function backoffPolicy(config: Config): BackoffPolicy {
+function backoffPolicy(config: Config): BackoffPolicy {
   return {
     initialMs: config.webhookRetryInitialDelayMs,
     maxMs: config.webhookRetryMaxDelayMs,
@@ -251,7 +251,10 @@ export class WebhookDispatcher {
       let end = i;
       while (end < prepared.length && !('verdict' in prepared[end])) end++;
       const batch = prepared.slice(i, end) as { row: DeliveryWithBody; request: WebhookRequest }[];
-      const verdicts = await this.sender.send(batch.map((b) => b.request), startBefore);
+      const verdicts = await this.sender.send(
+        batch.map((b) => b.request),
+        startBefore,
+      );
       for (let k = 0; k < verdicts.length; k++) {
         const outcome = this.outcomeOf(batch[k].row, verdicts[k], batchStartedAt);
         if (!outcome) return { outcomes, waits: true };

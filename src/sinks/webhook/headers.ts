@@ -2,7 +2,7 @@
 import { applyJwtKey } from './jwt-header.js';
 import { signatureHeaders } from './signing.js';
 
-export const userAgent = 'Switchboard-Webhook';
+const userAgent = 'Switchboard-Webhook';
 
 /** Names a custom header may not set: framing is ours, and signatures must not be forged by configuration. */
 const reserved = new Set([

@@ -6,7 +6,7 @@ const jwtKeyHeader = 'jwt_key';
 const lifetimeSec = 600;
 
 /** A compact HS256 JWS of `claims` keyed with the UTF-8 bytes of `key`. */
-export function signJwtHs256(key: string, claims: Record<string, unknown>): string {
+function signJwtHs256(key: string, claims: Record<string, unknown>): string {
   const header = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
   const payload = base64url(JSON.stringify(claims));
   const signature = createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');

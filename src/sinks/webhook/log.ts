@@ -2,9 +2,9 @@
 import { redactUrl } from './urls.js';
 import type { Db } from '../../platform/store/db.js';
 import type { DeliveryTarget } from './lanes.js';
-import { deliveryStates, type DeliveryRow, type DeliveryState } from './queries.js';
+import type { DeliveryRow, DeliveryState } from './queries.js';
 
-export interface DeliveryView {
+interface DeliveryView {
   id: number;
   eventId: string;
   /** Catalogue name, e.g. `MESSAGES_UPSERT`. */
@@ -42,10 +42,6 @@ export class InvalidCursorError extends Error {
   }
 }
 
-export function isDeliveryState(value: unknown): value is DeliveryState {
-  return typeof value === 'string' && (deliveryStates as readonly string[]).includes(value);
-}
-
 /**
  * Whose deliveries a request may see and replay: an instance's own (by id: a later instance of the same name does
  * not inherit them), and the operator's global webhook's only with the global key (its URL is the operator's).
@@ -63,7 +59,10 @@ export async function listDeliveries(db: Db, scope: DeliveryScope, options: List
   if (!scope.withGlobal) query = query.where('target', '=', 'instance');
   if (options.status) query = query.where('state', '=', options.status);
   if (before !== undefined) query = query.where('id', '<', before);
-  const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

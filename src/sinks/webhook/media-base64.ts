@@ -38,7 +38,7 @@ export function mediaOfEvent(data: unknown): FoundMedia | undefined {
 }
 
 /** The first media node with a non-empty `url` in a message's content (documents with a caption included), if any. */
-export function findMedia(message: Record<string, unknown>): FoundMedia | undefined {
+function findMedia(message: Record<string, unknown>): FoundMedia | undefined {
   for (const [type, kind] of Object.entries(mediaKinds)) {
     const node = record(message[type]);
     if (node && typeof node.url === 'string' && node.url !== '') return { type, kind, node };

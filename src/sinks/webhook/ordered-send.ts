@@ -32,7 +32,7 @@ export interface OrderedSender {
 }
 
 /** A verdict after which the rest of the lane waits (per-instance order). */
-export function holdsLane(verdict: Verdict, lastAttempt: boolean): boolean {
+function holdsLane(verdict: Verdict, lastAttempt: boolean): boolean {
   return verdict.kind === 'released' || (verdict.kind === 'failed' && !lastAttempt);
 }
 

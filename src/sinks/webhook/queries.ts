@@ -7,7 +7,6 @@ import type { DeliveryLane, DeliveryTarget } from './lanes.js';
 import { webhookOptions, type WebhookOptions } from './options.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'cancelled';
-export const deliveryStates: readonly DeliveryState[] = ['pending', 'delivered', 'dead', 'cancelled'];
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 
@@ -50,7 +49,7 @@ export type DeliveryWithBody = DeliveryRow & { body: string | null };
  * The first `limit` pending deliveries of a lane, in order, each with its event body (one query); with `afterId`,
  * those after that delivery (the lane's next batch while the one before it is still being sent).
  */
-export async function laneBatch(db: Db, lane: Lane, limit: number, afterId?: number): Promise<DeliveryWithBody[]> {
+async function laneBatch(db: Db, lane: Lane, limit: number, afterId?: number): Promise<DeliveryWithBody[]> {
   let query = db
     .selectFrom('deliveries as d')
     .leftJoin('outbox as o', 'o.id', 'd.event_id')
@@ -68,11 +67,15 @@ export async function laneBatch(db: Db, lane: Lane, limit: number, afterId?: num
  * attempt past the request: other nodes (and later scans) then see them as not ready; if this node dies, the lease
  * runs out and they are attempted again (at least once, never lost). Answers the ids this node now holds.
  */
-export async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseUntil: number): Promise<Set<number>> {
+async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseUntil: number): Promise<Set<number>> {
   const held = await db
     .updateTable('deliveries')
     .set({ next_attempt_at: leaseUntil })
-    .where('id', 'in', rows.map((r) => r.id))
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .where(unindexed('state'), '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .returning('id')

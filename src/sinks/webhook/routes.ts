@@ -45,7 +45,13 @@ export const webhookRoutes =
       '/webhook/set/:instance',
       {
         config: access,
-        schema: { tags: ['webhook'], summary: 'Set the instance webhook (the webhook object wrapped or flat)', params: InstanceParams, body: WebhookSetBody, response: createdAnswer('{webhook: {instanceName, webhook: {url, events, enabled, webhookByEvents, webhookBase64, signed}}}') },
+        schema: {
+          tags: ['webhook'],
+          summary: 'Set the instance webhook (the webhook object wrapped or flat)',
+          params: InstanceParams,
+          body: WebhookSetBody,
+          response: createdAnswer('{webhook: {instanceName, webhook: {url, events, enabled, webhookByEvents, webhookBase64, signed}}}'),
+        },
       },
       async (request, reply) => {
         const instance = pathInstance(request);
@@ -122,7 +128,7 @@ export const webhookRoutes =
         },
       },
       async (request) => {
-        const instance = pathInstance(request);
+        pathInstance(request);
         const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidInput('limit must be a whole number from 1 to 200');
         try {

@@ -2,8 +2,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeSecret } from '../../platform/util/webhook-secret.js';
 
-export { decodeSecret } from '../../platform/util/webhook-secret.js';
-
 // A type alias (not an interface) so it can be passed wherever a plain header record is expected.
 export type SignatureHeaders = {
   'webhook-id': string;
@@ -12,7 +10,7 @@ export type SignatureHeaders = {
 };
 
 /** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`. */
-export function signPayload(key: Buffer, id: string, timestampSec: number, body: string): string {
+function signPayload(key: Buffer, id: string, timestampSec: number, body: string): string {
   const mac = createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`, 'utf8').digest('base64');
   return `v1,${mac}`;
 }
@@ -35,13 +33,7 @@ type HeaderBag = Record<string, string | string[] | undefined> | Headers;
  * before any JSON parsing). Rejects timestamps further than `toleranceSec` from now (replays) and accepts
  * any of several space-separated `v1,` signatures (secret rotation).
  */
-export function verifyWebhook(
-  secret: string,
-  headers: HeaderBag,
-  body: string,
-  toleranceSec = 300,
-  nowSec = unixNow(),
-): VerifyResult {
+export function verifyWebhook(secret: string, headers: HeaderBag, body: string, toleranceSec = 300, nowSec = unixNow()): VerifyResult {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');

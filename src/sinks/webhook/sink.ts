@@ -14,7 +14,7 @@ import { webhookOptions } from './options.js';
 import { webhookRoutes, type WebhookRoutesDeps } from './routes.js';
 import { globalWebhookUrl, instanceWebhookUrl } from './urls.js';
 
-export type WebhookSinkConfig = Pick<Config, 'webhookGlobalEnabled' | 'webhookGlobalEvents' | 'webhookGlobalUrl' | 'webhookGlobalByEvents'>;
+type WebhookSinkConfig = Pick<Config, 'webhookGlobalEnabled' | 'webhookGlobalEvents' | 'webhookGlobalUrl' | 'webhookGlobalByEvents'>;
 
 /** The running part: the dispatcher delivering what the sink writes. */
 export interface WebhookDelivery {

@@ -6,19 +6,10 @@ import { sinkWants, type SinkConfigs } from '../../events/sink-configs.js';
 import type { EventEnvelope } from '../../core/event-envelope.js';
 import type { Subscribers } from './subscribers.js';
 
-/** What a websocket client receives: the envelope without `destination` (built field by field, so nothing else leaks). */
-export interface WebsocketPayload {
-  id: string;
-  event: string;
-  instance: string;
-  data: unknown;
-  date_time: string;
-  sender: string | null;
-  server_url: string;
-  apikey: string | null;
-}
+/** What a websocket client receives: the envelope's fields (copied one by one, so nothing else on the object leaks). */
+export type WebsocketPayload = EventEnvelope;
 
-export function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
+function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
   return {
     id: envelope.id,
     event: envelope.event,

@@ -7,7 +7,7 @@ import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
 import { parseSinkSettings } from '../sink-settings.js';
 
-export const WebsocketInput = Type.Object({
+const WebsocketInput = Type.Object({
   enabled: Type.Boolean(),
   events: Type.Optional(Type.Array(Type.String())),
 });
@@ -19,7 +19,13 @@ export const websocketRoutes =
       '/websocket/set/:instance',
       {
         config: { access: 'instance' },
-        schema: { tags: ['websocket'], summary: 'Set which events the instance websocket namespace gets', params: InstanceParams, body: Type.Object({ websocket: WebsocketInput }), response: createdAnswer('{websocket: {instanceName, websocket: {enabled, events}}}') },
+        schema: {
+          tags: ['websocket'],
+          summary: 'Set which events the instance websocket namespace gets',
+          params: InstanceParams,
+          body: Type.Object({ websocket: WebsocketInput }),
+          response: createdAnswer('{websocket: {instanceName, websocket: {enabled, events}}}'),
+        },
       },
       async (request, reply) => {
         const instance = pathInstance(request);

@@ -11,20 +11,15 @@ import { sleep, waitFor } from '../../support/wait.js';
 import { registerErrorHandling } from '../../../src/platform/http/error-handler.js';
 import { registerAuth } from '../../../src/platform/http/auth.js';
 import { silentLogger } from '../../../src/platform/logger.js';
-import {
-  ProviderError,
-  TransientConnectorError,
-  UnsupportedOperationError,
-  type Connector,
-  type OutboundMessage,
-} from '../../../src/core/connector.js';
-import { CloudApiConnector, cloudApiConnectorFactory, type CloudApiSettings } from '../../../src/connectors/cloud-api/index.js';
+import { ProviderError, TransientConnectorError, UnsupportedOperationError, type Connector, type OutboundMessage } from '../../../src/core/connector.js';
+import { CloudApiConnector, cloudApiConnectorFactory } from '../../../src/connectors/cloud-api/connector.js';
+import type { CloudApiSettings } from '../../../src/connectors/cloud-api/settings.js';
 import { cloudApiWebhookRoutes } from '../../../src/connectors/cloud-api/webhook.routes.js';
 import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';
 import { statusOf } from '../../../src/platform/http/error-envelope.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies and answers are inspected field by field
+// biome-ignore lint/suspicious/noExplicitAny: request bodies and answers are inspected field by field
 type Json = any;
 
 const targets = await storeTargets();
@@ -192,7 +187,12 @@ class FakeGraph {
     if (problem) return graphError(400, 100, 'Invalid parameter', problem);
     if (body.status === 'read') return { status: 200, body: { success: true } };
     if (this.allowed && !this.allowed.has(body.to)) {
-      return graphError(400, 131030, 'Recipient phone number not in allowed list', 'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.');
+      return graphError(
+        400,
+        131030,
+        'Recipient phone number not in allowed list',
+        'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+      );
     }
     const wamid = `wamid.HBgL${randomBytes(18).toString('base64url').toUpperCase()}`;
     this.sent.set(wamid, body);
@@ -208,7 +208,10 @@ class FakeGraph {
     if (body.status === 'read') return typeof body.message_id === 'string' && body.message_id.startsWith('wamid.') ? null : 'message_id must be a wamid';
     if (body.recipient_type !== undefined && body.recipient_type !== 'individual') return 'recipient_type must be individual';
     if (typeof body.to !== 'string' || !/^\d{5,15}$/.test(body.to)) return 'The parameter to is required (a phone number).';
-    if (body.context !== undefined && !(typeof body.context?.message_id === 'string' && this.sent.has(body.context.message_id) || String(body.context?.message_id).startsWith('wamid.'))) {
+    if (
+      body.context !== undefined &&
+      !((typeof body.context?.message_id === 'string' && this.sent.has(body.context.message_id)) || String(body.context?.message_id).startsWith('wamid.'))
+    ) {
       return 'context.message_id must be a message id';
     }
     const type: string = body.type;
@@ -227,7 +230,13 @@ class FakeGraph {
       case 'document':
       case 'audio':
       case 'sticker': {
-        const allowed = { image: ['id', 'link', 'caption'], video: ['id', 'link', 'caption'], document: ['id', 'link', 'caption', 'filename'], audio: ['id', 'link'], sticker: ['id', 'link'] }[type];
+        const allowed = {
+          image: ['id', 'link', 'caption'],
+          video: ['id', 'link', 'caption'],
+          document: ['id', 'link', 'caption', 'filename'],
+          audio: ['id', 'link'],
+          sticker: ['id', 'link'],
+        }[type];
         if (only(allowed)) return `Unexpected key in ${type}: ${only(allowed)}`;
         if ((part.id === undefined) === (part.link === undefined)) return `${type} needs exactly one of id and link`;
         if (part.id !== undefined && !this.uploads.has(part.id)) return `${type}.id ${part.id} is not an uploaded media id`;
@@ -236,7 +245,8 @@ class FakeGraph {
       case 'interactive': {
         if (part.type !== 'list') return 'only list interactive messages are expected here';
         if (typeof part.body?.text !== 'string' || part.body.text === '' || part.body.text.length > 4096) return 'interactive.body.text is required';
-        if (part.header !== undefined && (part.header.type !== 'text' || typeof part.header.text !== 'string' || part.header.text.length > 60)) return 'a list header must be text up to 60 characters';
+        if (part.header !== undefined && (part.header.type !== 'text' || typeof part.header.text !== 'string' || part.header.text.length > 60))
+          return 'a list header must be text up to 60 characters';
         if (part.footer !== undefined && (typeof part.footer.text !== 'string' || part.footer.text.length > 60)) return 'footer.text up to 60 characters';
         const action = part.action;
         if (typeof action?.button !== 'string' || action.button === '' || action.button.length > 20) return 'action.button is required (1-20 characters)';
@@ -247,7 +257,8 @@ class FakeGraph {
         for (const row of rows) {
           if (typeof row.id !== 'string' || row.id === '' || row.id.length > 200) return 'row id is required (up to 200 characters)';
           if (typeof row.title !== 'string' || row.title === '' || row.title.length > 24) return 'row title is required (up to 24 characters)';
-          if (row.description !== undefined && (typeof row.description !== 'string' || row.description.length > 72)) return 'row description up to 72 characters';
+          if (row.description !== undefined && (typeof row.description !== 'string' || row.description.length > 72))
+            return 'row description up to 72 characters';
         }
         if (new Set(rows.map((r: Json) => r.id)).size !== rows.length) return 'row ids must be unique';
         return null;
@@ -269,7 +280,9 @@ class FakeGraph {
     const signature =
       options.signature !== undefined
         ? options.signature
-        : `sha256=${createHmac('sha256', options.secret ?? appSecret).update(body).digest('hex')}`;
+        : `sha256=${createHmac('sha256', options.secret ?? appSecret)
+            .update(body)
+            .digest('hex')}`;
     const sentBody = options.tamper ? body.replace('"text"', '"text" ') : body;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'facebookexternalua' };
     if (signature !== null) headers['x-hub-signature-256'] = signature;
@@ -309,7 +322,8 @@ function envelope(phoneNumberId: string, value: Record<string, unknown>): Json {
 }
 
 let wamidSeq = 0;
-const inboundWamid = () => `wamid.HBgNNDkxNTExMjM0NTY3OBUCABIYFjNFQjA${(++wamidSeq).toString().padStart(6, '0')}${randomBytes(4).toString('hex').toUpperCase()}`;
+const inboundWamid = () =>
+  `wamid.HBgNNDkxNTExMjM0NTY3OBUCABIYFjNFQjA${(++wamidSeq).toString().padStart(6, '0')}${randomBytes(4).toString('hex').toUpperCase()}`;
 
 /** A `messages` webhook with one received message, and that message's wamid. */
 function inboundPayload(phoneNumberId: string, message: Record<string, unknown>, from = customer, name = 'Kim Customer') {
@@ -419,11 +433,9 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       return id;
     }
 
-    const messagesOf = (instance: Instance) =>
-      t.services.store.db.selectFrom('messages').selectAll().where('instance_id', '=', instance.id).execute();
+    const messagesOf = (instance: Instance) => t.services.store.db.selectFrom('messages').selectAll().where('instance_id', '=', instance.id).execute();
 
-    const wamidOf = async (instance: Instance, keyId: string) =>
-      (await t.services.connectorHost.sessionKeys.get(instance.id, 'cloud-api.key', [keyId]))[keyId];
+    const wamidOf = async (instance: Instance, keyId: string) => (await t.services.connectorHost.sessionKeys.get(instance.id, 'cloud-api.key', [keyId]))[keyId];
 
     beforeAll(async () => {
       graph = new FakeGraph(version, [phoneA, phoneB], metaToken);
@@ -493,7 +505,9 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const first = outbound({ conversation: 'first' });
       await connector.messaging.send(first);
       await connector.messaging.send(
-        outbound({ extendedTextMessage: { text: 'see https://example.com/x', contextInfo: { stanzaId: first.keyId, quotedMessage: { conversation: 'first' } } } }),
+        outbound({
+          extendedTextMessage: { text: 'see https://example.com/x', contextInfo: { stanzaId: first.keyId, quotedMessage: { conversation: 'first' } } },
+        }),
       );
       const call = graph.messageCalls().at(-1)!;
       expect(call.json.context).toEqual({ message_id: await wamidOf(instance, first.keyId) });
@@ -533,11 +547,17 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
 
       // Audio and stickers carry no caption on the Cloud API.
       await connector.messaging.send(
-        outbound({ audioMessage: { url: '', mimetype: 'audio/mpeg', caption: 'ignored', ptt: false } }, { mediaBlobId: await storeBlob(instance, randomBytes(32)) }),
+        outbound(
+          { audioMessage: { url: '', mimetype: 'audio/mpeg', caption: 'ignored', ptt: false } },
+          { mediaBlobId: await storeBlob(instance, randomBytes(32)) },
+        ),
       );
       expect(graph.messageCalls().at(-1)!.json.audio).toEqual({ id: expect.any(String) });
       await connector.messaging.send(
-        outbound({ stickerMessage: { url: '', mimetype: 'image/webp', isAnimated: false } }, { mediaBlobId: await storeBlob(instance, Buffer.from('RIFF\0\0\0\0WEBPVP8 ')) }),
+        outbound(
+          { stickerMessage: { url: '', mimetype: 'image/webp', isAnimated: false } },
+          { mediaBlobId: await storeBlob(instance, Buffer.from('RIFF\0\0\0\0WEBPVP8 ')) },
+        ),
       );
       expect(graph.mediaCalls().at(-1)!.form?.type).toBe('image/webp');
       expect(graph.messageCalls().at(-1)!.json).toMatchObject({ type: 'sticker', sticker: { id: expect.any(String) } });
@@ -567,7 +587,13 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
             footerText: 'Prices include VAT',
             listType: 2,
             sections: [
-              { title: 'Drinks', rows: [{ title: 'Coffee', description: 'Fresh, hot', rowId: 'coffee' }, { title: 'Tea', rowId: 'tea' }] },
+              {
+                title: 'Drinks',
+                rows: [
+                  { title: 'Coffee', description: 'Fresh, hot', rowId: 'coffee' },
+                  { title: 'Tea', rowId: 'tea' },
+                ],
+              },
               { title: 'Food', rows: [{ title: 'Cake', description: 'Chocolate', rowId: 'cake' }] },
             ],
           },
@@ -586,7 +612,13 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
           action: {
             button: 'See options',
             sections: [
-              { title: 'Drinks', rows: [{ id: 'coffee', title: 'Coffee', description: 'Fresh, hot' }, { id: 'tea', title: 'Tea' }] },
+              {
+                title: 'Drinks',
+                rows: [
+                  { id: 'coffee', title: 'Coffee', description: 'Fresh, hot' },
+                  { id: 'tea', title: 'Tea' },
+                ],
+              },
               { title: 'Food', rows: [{ id: 'cake', title: 'Cake', description: 'Chocolate' }] },
             ],
           },
@@ -598,8 +630,8 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const before = graph.calls.length;
-      const error = await connector
-        .messaging.send(
+      const error = await connector.messaging
+        .send(
           outbound({
             listMessage: {
               title: 'T',
@@ -634,7 +666,10 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const first = outbound({ conversation: 'react to me' });
       await connector.messaging.send(first);
       await connector.messaging.send(outbound({ reactionMessage: { key: { remoteJid: first.remoteJid, fromMe: true, id: first.keyId }, text: '👍' } }));
-      expect(graph.messageCalls().at(-1)!.json).toMatchObject({ type: 'reaction', reaction: { message_id: await wamidOf(instance, first.keyId), emoji: '👍' } });
+      expect(graph.messageCalls().at(-1)!.json).toMatchObject({
+        type: 'reaction',
+        reaction: { message_id: await wamidOf(instance, first.keyId), emoji: '👍' },
+      });
       const received = inboundWamid();
       await connector.messaging.markRead([{ remoteJid: first.remoteJid, keyId: received }]);
       expect(graph.messageCalls().at(-1)!.json).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: received });
@@ -697,8 +732,8 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const before = graph.calls.length;
-      const poll = await connector
-        .messaging.send(outbound({ pollCreationMessage: { name: 'Lunch?', options: [{ optionName: 'yes' }, { optionName: 'no' }], selectableOptionsCount: 1 } }))
+      const poll = await connector.messaging
+        .send(outbound({ pollCreationMessage: { name: 'Lunch?', options: [{ optionName: 'yes' }, { optionName: 'no' }], selectableOptionsCount: 1 } }))
         .catch((e: unknown) => e);
       expect(poll).toBeInstanceOf(ProviderError);
       expect((poll as ProviderError).messages).toEqual(['Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot send polls)']);
@@ -814,14 +849,22 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
           'documentMessage',
           { documentMessage: { mimetype: 'application/pdf', mediaId: '2', fileSha256: 'x', fileName: 'cv.pdf' } },
         ],
-        [{ type: 'audio', audio: { mime_type: 'audio/ogg; codecs=opus', id: '3', voice: true } }, 'audioMessage', { audioMessage: { mimetype: 'audio/ogg; codecs=opus', mediaId: '3', ptt: true } }],
+        [
+          { type: 'audio', audio: { mime_type: 'audio/ogg; codecs=opus', id: '3', voice: true } },
+          'audioMessage',
+          { audioMessage: { mimetype: 'audio/ogg; codecs=opus', mediaId: '3', ptt: true } },
+        ],
         [
           { type: 'text', text: { body: 'Large, please' }, context: { from: '15550783881', id: ourWamid } },
           'extendedTextMessage',
           { extendedTextMessage: { text: 'Large, please', contextInfo: { stanzaId: ours.keyId, participant: '15550783881@s.whatsapp.net' } } },
         ],
         [
-          { type: 'interactive', interactive: { type: 'list_reply', list_reply: { id: 'coffee', title: 'Coffee', description: 'Fresh, hot' } }, context: { from: '15550783881', id: ourWamid } },
+          {
+            type: 'interactive',
+            interactive: { type: 'list_reply', list_reply: { id: 'coffee', title: 'Coffee', description: 'Fresh, hot' } },
+            context: { from: '15550783881', id: ourWamid },
+          },
           'listResponseMessage',
           {
             listResponseMessage: {
@@ -916,13 +959,17 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect((await messagesOf(instance)).find((m) => m.key_id === keyId)!.status).toBe('READ');
     });
 
-    it('applies a receipt that arrives before Graph answered the send, and carries Meta\'s reason with an ERROR', async () => {
+    it("applies a receipt that arrives before Graph answered the send, and carries Meta's reason with an ERROR", async () => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
       const message = outbound({ conversation: 'raced by its receipt' });
       await storeSentRecord(instance, message);
       const wamid = `wamid.EARLY${randomBytes(6).toString('hex').toUpperCase()}`;
-      graph.answerNext(/\/messages$/, { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: customer, wa_id: customer }], messages: [{ id: wamid }] }, delayMs: 800 });
+      graph.answerNext(/\/messages$/, {
+        status: 200,
+        body: { messaging_product: 'whatsapp', contacts: [{ input: customer, wa_id: customer }], messages: [{ id: wamid }] },
+        delayMs: 800,
+      });
       const sending = connector.messaging.send(message);
       await sleep(200);
       // Meta's receipt overtakes its own answer to the send.
@@ -984,11 +1031,19 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const group = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: '120363025555555555@g.us', text: 'to a group' } });
       expect(group.status).toBe(400);
       const rows = Array.from({ length: 11 }, (_, i) => ({ title: `row ${i}` }));
-      const list = await t.api('POST', `message/sendList/${instance.name}`, { key: apikey, body: { number: customer, title: 'Menu', buttonText: 'Open', values: [{ title: 'All', rows }] } });
+      const list = await t.api('POST', `message/sendList/${instance.name}`, {
+        key: apikey,
+        body: { number: customer, title: 'Menu', buttonText: 'Open', values: [{ title: 'All', rows }] },
+      });
       expect(list.status).toBe(400);
       const stored = await t.services.store.db.selectFrom('messages').select('id').where('instance_id', '=', instance.id).execute();
       expect(stored).toEqual([]);
-      const announced = await t.services.store.db.selectFrom('outbox').select('event').where('instance_id', '=', instance.id).where('event', 'in', ['SEND_MESSAGE', 'MESSAGES_UPDATE']).execute();
+      const announced = await t.services.store.db
+        .selectFrom('outbox')
+        .select('event')
+        .where('instance_id', '=', instance.id)
+        .where('event', 'in', ['SEND_MESSAGE', 'MESSAGES_UPDATE'])
+        .execute();
       expect(announced).toEqual([]);
       expect(graph.messageCalls().length).toBe(before);
     });

@@ -54,7 +54,17 @@ describe('interactive list', () => {
     expect(list).toEqual({
       type: 'list',
       body: { text: 'Choose' },
-      action: { button: 'Open', sections: [{ rows: [{ id: 'row-1', title: 'One' }, { id: 'two', title: 'Two' }] }] },
+      action: {
+        button: 'Open',
+        sections: [
+          {
+            rows: [
+              { id: 'row-1', title: 'One' },
+              { id: 'two', title: 'Two' },
+            ],
+          },
+        ],
+      },
     });
   });
 
@@ -140,7 +150,11 @@ describe('inbound mapping', () => {
   it('contact cards become contactMessage with a vCard; button replies buttonsResponseMessage; unknown kinds keep Meta’s object', () => {
     const base = { from: '4915112345678', id: 'wamid.X', timestamp: '1700000000' };
     const card = toInboundMessage(
-      { ...base, type: 'contacts', contacts: [{ name: { formatted_name: 'Ana Lima', first_name: 'Ana' }, phones: [{ phone: '+55 11 99999-0000', wa_id: '5511999990000', type: 'CELL' }] }] },
+      {
+        ...base,
+        type: 'contacts',
+        contacts: [{ name: { formatted_name: 'Ana Lima', first_name: 'Ana' }, phones: [{ phone: '+55 11 99999-0000', wa_id: '5511999990000', type: 'CELL' }] }],
+      },
       [],
       none,
     );
@@ -151,12 +165,20 @@ describe('inbound mapping', () => {
       pushName: null,
       timestamp: 1700000000,
       messageType: 'contactMessage',
-      content: { contactMessage: { displayName: 'Ana Lima', vcard: 'BEGIN:VCARD\nVERSION:3.0\nFN:Ana Lima\nTEL;type=CELL;waid=5511999990000:+55 11 99999-0000\nEND:VCARD' } },
+      content: {
+        contactMessage: {
+          displayName: 'Ana Lima',
+          vcard: 'BEGIN:VCARD\nVERSION:3.0\nFN:Ana Lima\nTEL;type=CELL;waid=5511999990000:+55 11 99999-0000\nEND:VCARD',
+        },
+      },
     });
     expect(toInboundMessage({ ...base, type: 'button', button: { payload: 'YES', text: 'Yes please' } }, [], none)?.content).toEqual({
       buttonsResponseMessage: { selectedButtonId: 'YES', selectedDisplayText: 'Yes please' },
     });
-    expect(toInboundMessage({ ...base, type: 'order', order: { catalog_id: 'c1' } }, [], none)).toMatchObject({ messageType: 'order', content: { order: { catalog_id: 'c1' } } });
+    expect(toInboundMessage({ ...base, type: 'order', order: { catalog_id: 'c1' } }, [], none)).toMatchObject({
+      messageType: 'order',
+      content: { order: { catalog_id: 'c1' } },
+    });
     expect(toInboundMessage({ ...base, type: 'text', text: { body: 'fwd' }, context: { forwarded: true } }, [], none)?.content).toEqual({
       extendedTextMessage: { text: 'fwd', contextInfo: { isForwarded: true } },
     });

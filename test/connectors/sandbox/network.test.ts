@@ -7,12 +7,8 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodedError } from '../../../src/core/errors.js';
 import { loadConfig } from '../../../src/platform/config.js';
-import {
-  TransientConnectorError,
-  type Connector,
-  type ConnectorHost,
-} from '../../../src/core/connector.js';
-import { SandboxNetwork } from '../../../src/connectors/sandbox/index.js';
+import { TransientConnectorError, type Connector, type ConnectorHost } from '../../../src/core/connector.js';
+import { SandboxNetwork } from '../../../src/connectors/sandbox/network.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
 import { silentLogger } from '../../../src/platform/logger.js';
 import { openStore, type Store } from '../../../src/platform/store/db.js';
@@ -97,8 +93,7 @@ async function world(env: Record<string, string> = {}): Promise<World> {
   const host = new RecordingHost(core, { recordSessionSaves: true });
   const lookup = {
     byId: (id: string) => instances.get(id),
-    byOwnerJid: (jid: string) =>
-      [...instances.values()].find((i) => i.integration === 'SANDBOX' && i.status === 'open' && i.ownerJid === jid),
+    byOwnerJid: (jid: string) => [...instances.values()].find((i) => i.integration === 'SANDBOX' && i.status === 'open' && i.ownerJid === jid),
   };
   const network = new SandboxNetwork({ db: store.db, config, host, lookup, logger: silentLogger() });
   const connectors: Connector[] = [];
@@ -294,7 +289,11 @@ describe('scan', () => {
     await connector.start();
     await expect400(w.network.scan('sbx_nope', A), /code is unknown or expired; fetch a fresh QR code/);
     const code = connector.qr()!.code;
-    await w.store.db.updateTable('sandbox_codes').set({ expires_at: Date.now() - 1 }).where('code', '=', code).execute();
+    await w.store.db
+      .updateTable('sandbox_codes')
+      .set({ expires_at: Date.now() - 1 })
+      .where('code', '=', code)
+      .execute();
     await expect400(w.network.scan(code, A), /unknown or expired/);
     expect(connector.state()).toBe('connecting');
   });
@@ -348,10 +347,7 @@ describe('scan', () => {
     const two = w.add('two');
     await one.connector.start();
     await two.connector.start();
-    const results = await Promise.allSettled([
-      w.network.scan(one.connector.qr()!.code, A),
-      w.network.scan(two.connector.qr()!.code, A),
-    ]);
+    const results = await Promise.allSettled([w.network.scan(one.connector.qr()!.code, A), w.network.scan(two.connector.qr()!.code, A)]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 });
@@ -373,9 +369,7 @@ describe('autoLink', () => {
     const { instance, connector } = w.add('auto');
     await w.network.autoLink(instance, B);
     expect(connector.state()).toBe('open');
-    expect(w.host.named('connection')).toEqual([
-      { kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'auto' },
-    ]);
+    expect(w.host.named('connection')).toEqual([{ kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'auto' }]);
     expect(w.host.named('qr')).toEqual([]);
   });
 
@@ -552,9 +546,7 @@ describe('messages between sandbox instances', () => {
     w.host.clear();
     await a.connector.presence!.sendPresence(jid(B), 'composing');
     await a.connector.presence!.sendPresence(jid('4915100000000'), 'composing');
-    expect(w.host.named()).toEqual([
-      { kind: 'presence', id: b.instance.id, chatJid: jid(A), senderJid: jid(A), presence: 'composing' },
-    ]);
+    expect(w.host.named()).toEqual([{ kind: 'presence', id: b.instance.id, chatJid: jid(A), senderJid: jid(A), presence: 'composing' }]);
   });
 });
 
@@ -648,7 +640,7 @@ describe('sandbox media', () => {
     const fileName = uploaded.directPath.slice('/sandbox/media/'.length);
     expect(uploaded.url).toBe(`http://gateway.test/messenger/sandbox/media/${fileName}`);
     expect(await w.network.readMedia(fileName)).toEqual(bytes);
-    expect(await w.network.readMedia('0'.repeat(32) + '.enc')).toBeNull();
+    expect(await w.network.readMedia(`${'0'.repeat(32)}.enc`)).toBeNull();
     const viaConnector = await w.add('alpha').connector.messaging.uploadMedia!(Buffer.from('more'), 'document');
     expect(await w.network.readMedia(viaConnector.directPath.slice('/sandbox/media/'.length))).toEqual(Buffer.from('more'));
     for (const bad of ['../test.db', '..%2Ftest.db', `../sandbox-media/${fileName}`, fileName.toUpperCase(), `${fileName}/`, 'test.db', '']) {

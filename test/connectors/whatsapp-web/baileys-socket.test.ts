@@ -13,16 +13,7 @@ import { openStore, type Store } from '../../../src/platform/store/db.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { inUnit } from '../../../src/platform/store/unit.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
-import {
-  TransientConnectorError,
-  type Connector,
-  type InboundMessage,
-  type OutboundMessage,
-  type Presence,
-  type QrState,
-} from '../../../src/core/connector.js';
-import type { EventName } from '../../../src/core/event-catalog.js';
-import type { MessageStatus } from '../../../src/core/message-status.js';
+import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
 import { encryptMedia } from '../../../src/media/crypto.js';
@@ -287,7 +278,11 @@ const recorded = {
   ephemeral: {
     key: { remoteJid: PN, fromMe: true, id: '3EB0EPHEMERAL0000001' },
     messageTimestamp: 1735690000,
-    message: { ephemeralMessage: { message: { documentWithCaptionMessage: { message: { documentMessage: { fileName: 'a.pdf', caption: 'doc', mimetype: 'application/pdf' } } } } } },
+    message: {
+      ephemeralMessage: {
+        message: { documentWithCaptionMessage: { message: { documentMessage: { fileName: 'a.pdf', caption: 'doc', mimetype: 'application/pdf' } } } },
+      },
+    },
   },
 } as const;
 
@@ -353,7 +348,12 @@ describe('incoming messages (messages.upsert)', () => {
 
     const received = w.host.received();
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({ keyId: '3EB0EPHEMERAL0000001', fromMe: true, messageType: 'documentMessage', content: { documentMessage: { fileName: 'a.pdf' } } });
+    expect(received[0]).toMatchObject({
+      keyId: '3EB0EPHEMERAL0000001',
+      fromMe: true,
+      messageType: 'documentMessage',
+      content: { documentMessage: { fileName: 'a.pdf' } },
+    });
   });
 
   it('readMessages marks incoming messages read (not own ones, not statuses)', async () => {
@@ -418,7 +418,9 @@ describe('history, updates, receipts, edits and deletions', () => {
         { remoteJid: GROUP, instanceId: w.instance.id, name: 'Team' },
       ],
     ]);
-    expect(w.host.events('CONTACTS_UPSERT')).toEqual([[{ remoteJid: PN, remoteJidAlt: LID, pushName: 'Maria', profilePicUrl: null, instanceId: w.instance.id }]]);
+    expect(w.host.events('CONTACTS_UPSERT')).toEqual([
+      [{ remoteJid: PN, remoteJidAlt: LID, pushName: 'Maria', profilePicUrl: null, instanceId: w.instance.id }],
+    ]);
     const [[synced]] = w.host.of('messagesSynced') as InboundMessage[][][];
     expect(synced.map((m) => m.keyId)).toEqual(['3EB0C431C26A1916E07A']);
     const set = await w.store.db.selectFrom('outbox').select(['body']).where('event', '=', 'MESSAGES_SET').executeTakeFirst();
@@ -431,7 +433,16 @@ describe('history, updates, receipts, edits and deletions', () => {
   });
 
   it('maps Baileys status numbers 0–5 to ERROR … PLAYED, and per-user receipts to their furthest step', async () => {
-    expect([0, 1, 2, 3, 4, 5, 6, undefined].map(statusFromBaileys)).toEqual(['ERROR', 'PENDING', 'SERVER_ACK', 'DELIVERY_ACK', 'READ', 'PLAYED', undefined, undefined]);
+    expect([0, 1, 2, 3, 4, 5, 6, undefined].map(statusFromBaileys)).toEqual([
+      'ERROR',
+      'PENDING',
+      'SERVER_ACK',
+      'DELIVERY_ACK',
+      'READ',
+      'PLAYED',
+      undefined,
+      undefined,
+    ]);
     const w = await connected();
     const key = { remoteJid: PN, fromMe: true, id: '3EB0SENTBYUS00000001' };
     w.socket().emit('messages.update', [
@@ -564,7 +575,10 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
   it('presence: each participant through the host (PRESENCE_UPDATE)', async () => {
     const w = await connected();
     w.socket().emit('presence.update', { id: PN, presences: { [PN]: { lastKnownPresence: 'recording', lastSeen: 1735690000 } } });
-    w.socket().emit('presence.update', { id: GROUP, presences: { [PN]: { lastKnownPresence: 'composing' }, '5511977776666@s.whatsapp.net': { lastKnownPresence: 'paused' } } });
+    w.socket().emit('presence.update', {
+      id: GROUP,
+      presences: { [PN]: { lastKnownPresence: 'composing' }, '5511977776666@s.whatsapp.net': { lastKnownPresence: 'paused' } },
+    });
     await w.settle();
     expect(w.host.of('presenceReceived')).toEqual([
       [PN, PN, 'recording'],
@@ -577,21 +591,49 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
 
   it('calls: every update is a CALL event; rejectCall rejects offers and sends msgCall only then', async () => {
     const w = await connected();
-    const offer = { chatId: LID, from: LID, callerPn: PN, id: 'CALL0001', date: new Date('2025-01-01T00:00:00Z'), isVideo: false, isGroup: false, status: 'offer' as const, offline: false };
+    const offer = {
+      chatId: LID,
+      from: LID,
+      callerPn: PN,
+      id: 'CALL0001',
+      date: new Date('2025-01-01T00:00:00Z'),
+      isVideo: false,
+      isGroup: false,
+      status: 'offer' as const,
+      offline: false,
+    };
     w.socket().emit('call', [offer]);
     await w.settle();
     expect(w.host.events('CALL')).toEqual([
-      { chatId: PN, from: PN, fromAlt: LID, callerPn: PN, id: 'CALL0001', date: '2025-01-01T00:00:00.000Z', isVideo: false, isGroup: false, status: 'offer', offline: false },
+      {
+        chatId: PN,
+        from: PN,
+        fromAlt: LID,
+        callerPn: PN,
+        id: 'CALL0001',
+        date: '2025-01-01T00:00:00.000Z',
+        isVideo: false,
+        isGroup: false,
+        status: 'offer',
+        offline: false,
+      },
     ]);
     expect(w.socket().of('rejectCall')).toEqual([]);
     expect(w.socket().relayed).toEqual([]);
 
     await w.setSettings({ rejectCall: true, msgCall: 'I cannot take calls; please write.' });
-    w.socket().emit('call', [{ ...offer, id: 'CALL0002' }, { ...offer, id: 'CALL0002', status: 'terminate' }]);
+    w.socket().emit('call', [
+      { ...offer, id: 'CALL0002' },
+      { ...offer, id: 'CALL0002', status: 'terminate' },
+    ]);
     await w.settle();
     expect(w.socket().of('rejectCall')).toEqual([['CALL0002', LID]]);
-    expect(w.socket().relayed).toEqual([{ jid: PN, message: { conversation: 'I cannot take calls; please write.' }, options: { messageId: expect.stringMatching(/^3EB0/) } }]);
-    expect(w.host.received()).toEqual([expect.objectContaining({ remoteJid: PN, fromMe: true, content: { conversation: 'I cannot take calls; please write.' } })]);
+    expect(w.socket().relayed).toEqual([
+      { jid: PN, message: { conversation: 'I cannot take calls; please write.' }, options: { messageId: expect.stringMatching(/^3EB0/) } },
+    ]);
+    expect(w.host.received()).toEqual([
+      expect.objectContaining({ remoteJid: PN, fromMe: true, content: { conversation: 'I cannot take calls; please write.' } }),
+    ]);
     expect(w.host.events('CALL').map((c) => (c as { status: string }).status)).toEqual(['offer', 'offer', 'terminate']);
 
     // rejectCall off: msgCall alone sends nothing.
@@ -613,7 +655,12 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function outbound(keyId: string, remoteJid: string, built: { messageType: string; content: Record<string, unknown> }, extra: Partial<OutboundMessage> = {}): OutboundMessage {
+function outbound(
+  keyId: string,
+  remoteJid: string,
+  built: { messageType: string; content: Record<string, unknown> },
+  extra: Partial<OutboundMessage> = {},
+): OutboundMessage {
   return { keyId, remoteJid, messageType: built.messageType, content: built.content, ...extra };
 }
 
@@ -636,7 +683,11 @@ describe('sending (at the Baileys socket boundary)', () => {
     const [relayed] = w.socket().relayed;
     const secret = relayed.message.messageContextInfo?.messageSecret;
     expect(Buffer.from(secret!).toString('base64')).toBe((poll.content.messageContextInfo as { messageSecret: string }).messageSecret);
-    expect(relayed.message.pollCreationMessage).toMatchObject({ name: 'Lunch?', selectableOptionsCount: 1, options: [{ optionName: 'Pizza' }, { optionName: 'Sushi' }] });
+    expect(relayed.message.pollCreationMessage).toMatchObject({
+      name: 'Lunch?',
+      selectableOptionsCount: 1,
+      options: [{ optionName: 'Pizza' }, { optionName: 'Sushi' }],
+    });
   });
 
   it('uploads media accepted before it could be uploaded: kept plaintext encrypted with the content’s mediaKey', async () => {
@@ -665,11 +716,18 @@ describe('sending (at the Baileys socket boundary)', () => {
     const w = await connected();
     const plain = Buffer.from('%PDF-1.4 another document\n');
     const prepared = await prepareMedia(plain, 'document', { fileName: 'b.pdf' });
-    await w.store.db.insertInto('media_blobs').values({ id: 'blob-enc', instance_id: w.instance.id, data: prepared.encrypted, created_at: Date.now() }).execute();
-    await w.connector.messaging.send(outbound('3EB0MEDIA00000000002', PN, mediaContent(prepared, { url: '', directPath: '' }, {}), { mediaBlobId: 'blob-enc' }));
+    await w.store.db
+      .insertInto('media_blobs')
+      .values({ id: 'blob-enc', instance_id: w.instance.id, data: prepared.encrypted, created_at: Date.now() })
+      .execute();
+    await w.connector.messaging.send(
+      outbound('3EB0MEDIA00000000002', PN, mediaContent(prepared, { url: '', directPath: '' }, {}), { mediaBlobId: 'blob-enc' }),
+    );
     expect(w.socket().uploads[0].bytes.equals(prepared.encrypted)).toBe(true);
 
-    await w.connector.messaging.send(outbound('3EB0MEDIA00000000003', PN, mediaContent(prepared, { url: 'https://mmg.whatsapp.net/x.enc', directPath: '/x.enc' }, {})));
+    await w.connector.messaging.send(
+      outbound('3EB0MEDIA00000000003', PN, mediaContent(prepared, { url: 'https://mmg.whatsapp.net/x.enc', directPath: '/x.enc' }, {})),
+    );
     expect(w.socket().uploads).toHaveLength(1);
   });
 
@@ -686,7 +744,10 @@ describe('sending (at the Baileys socket boundary)', () => {
     const w = await connected();
     const prepared = await prepareMedia(Buffer.from('%PDF-1.4 x\n'), 'document', { fileName: 'c.pdf' });
     const built = mediaContent(prepared, { url: '', directPath: '' }, {});
-    await w.store.db.insertInto('media_blobs').values({ id: 'blob-wrong', instance_id: w.instance.id, data: Buffer.from('other bytes'), created_at: Date.now() }).execute();
+    await w.store.db
+      .insertInto('media_blobs')
+      .values({ id: 'blob-wrong', instance_id: w.instance.id, data: Buffer.from('other bytes'), created_at: Date.now() })
+      .execute();
     const missing = await w.connector.messaging.send(outbound('K1', PN, built, { mediaBlobId: 'nope' })).catch((e: unknown) => e);
     const wrong = await w.connector.messaging.send(outbound('K2', PN, built, { mediaBlobId: 'blob-wrong' })).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Error);
@@ -713,7 +774,10 @@ describe('sending (at the Baileys socket boundary)', () => {
     await w.connector.messaging.send(outbound('3EB0MENTION000000002', PN, textContent('only a chat', undefined), { mentionsEveryOne: true }));
     const [group, chat] = w.socket().relayed;
     expect(group.message.conversation).toBeFalsy();
-    expect(group.message.extendedTextMessage).toMatchObject({ text: 'meeting now', contextInfo: { mentionedJid: ['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'] } });
+    expect(group.message.extendedTextMessage).toMatchObject({
+      text: 'meeting now',
+      contextInfo: { mentionedJid: ['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'] },
+    });
     expect(chat.message.conversation).toBe('only a chat');
   });
 
@@ -746,9 +810,21 @@ describe('sending (at the Baileys socket boundary)', () => {
       ['available', undefined],
     ]);
 
-    const privacy: PrivacySettings = { readreceipts: 'none', profile: 'contacts', status: 'contact_blacklist', online: 'match_last_seen', last: 'none', groupadd: 'contacts' };
+    const privacy: PrivacySettings = {
+      readreceipts: 'none',
+      profile: 'contacts',
+      status: 'contact_blacklist',
+      online: 'match_last_seen',
+      last: 'none',
+      groupadd: 'contacts',
+    };
     await w.connector.privacy!.updatePrivacy(privacy);
-    expect(w.socket().calls.filter((c) => c.method.startsWith('update')).map((c) => [c.method, c.args[0]])).toEqual([
+    expect(
+      w
+        .socket()
+        .calls.filter((c) => c.method.startsWith('update'))
+        .map((c) => [c.method, c.args[0]]),
+    ).toEqual([
       ['updateReadReceiptsPrivacy', 'none'],
       ['updateProfilePicturePrivacy', 'contacts'],
       ['updateStatusPrivacy', 'contact_blacklist'],

@@ -43,8 +43,12 @@ const sha256 = (...parts: Uint8Array[]) => createHash('sha256').update(Buffer.co
 /** HKDF-SHA256 with an empty info, 64 bytes, split in two halves. */
 function hkdf64(ikm: Uint8Array, salt: Uint8Array): [Buffer, Buffer] {
   const prk = createHmac('sha256', salt).update(ikm).digest();
-  const first = createHmac('sha256', prk).update(Buffer.from([1])).digest();
-  const second = createHmac('sha256', prk).update(Buffer.concat([first, Buffer.from([2])])).digest();
+  const first = createHmac('sha256', prk)
+    .update(Buffer.from([1]))
+    .digest();
+  const second = createHmac('sha256', prk)
+    .update(Buffer.concat([first, Buffer.from([2])]))
+    .digest();
   return [first, second];
 }
 
@@ -157,9 +161,11 @@ class MockConnection {
     readonly server: MockWhatsApp,
   ) {
     ws.on('message', (data: Buffer) => {
-      this.chain = this.chain.then(() => this.onData(data)).catch((error: unknown) => {
-        this.server.errors.push(error);
-      });
+      this.chain = this.chain
+        .then(() => this.onData(data))
+        .catch((error: unknown) => {
+          this.server.errors.push(error);
+        });
     });
     ws.on('close', () => (this.closed = true));
   }

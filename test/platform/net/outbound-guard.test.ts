@@ -4,12 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  checkLiteralHost,
-  findForbiddenAddressError,
-  isForbiddenAddress,
-  type AddressPolicy,
-} from '../../../src/platform/net/address-policy.js';
+import { checkLiteralHost, findForbiddenAddressError, isForbiddenAddress, type AddressPolicy } from '../../../src/platform/net/address-policy.js';
 import { createGuardedDispatcher, createGuardedLookup, type Resolver } from '../../../src/platform/net/guarded-dispatcher.js';
 
 const ALLOW: AddressPolicy = { denyPrivate: false };
@@ -97,9 +92,7 @@ describe('createGuardedLookup', () => {
 
   const run = (resolver: Resolver, policy: AddressPolicy, all: boolean) =>
     new Promise<{ err: Error | null; address: unknown; family?: number }>((resolve) => {
-      createGuardedLookup({ ...policy, resolve: resolver })('media.example', { all }, (err, address, family) =>
-        resolve({ err, address, family }),
-      );
+      createGuardedLookup({ ...policy, resolve: resolver })('media.example', { all }, (err, address, family) => resolve({ err, address, family }));
     });
 
   it('drops forbidden answers and returns only allowed ones', async () => {
@@ -186,9 +179,7 @@ describe('createGuardedDispatcher', () => {
 
   it('always refuses the metadata address, even with private addresses allowed', async () => {
     const started = Date.now();
-    const err = await rejection(
-      request('http://169.254.169.254/latest/meta-data/', { dispatcher: agent({ denyPrivate: false }) }),
-    );
+    const err = await rejection(request('http://169.254.169.254/latest/meta-data/', { dispatcher: agent({ denyPrivate: false }) }));
     expect(findForbiddenAddressError(err)?.address).toBe('169.254.169.254');
     expect(Date.now() - started).toBeLessThan(1000); // refused before any connection attempt
   });
@@ -210,9 +201,7 @@ describe('createGuardedDispatcher', () => {
 
   it('refuses a host name whose every answer is forbidden', async () => {
     const resolve: Resolver = async () => [{ address: '169.254.169.254', family: 4 }];
-    const err = await rejection(
-      request(`http://metadata.invalid:${port}/`, { dispatcher: agent({ denyPrivate: false, resolve }) }),
-    );
+    const err = await rejection(request(`http://metadata.invalid:${port}/`, { dispatcher: agent({ denyPrivate: false, resolve }) }));
     expect(findForbiddenAddressError(err)).toMatchObject({ host: 'metadata.invalid', address: '169.254.169.254' });
   });
 });

@@ -40,7 +40,10 @@ describe('SQLite write-ahead log', () => {
       expect(written).toBeGreaterThan(5_000_000);
       // Checkpoints once a second would not have copied anything yet; paced ones trail by a few tens of ms.
       expect(statSync(path).size - before).toBeGreaterThan(written / 2);
-      const rows = await store.db.selectFrom('outbox').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const rows = await store.db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(rows.n)).toBe(commits * 20);
     } finally {
       await store.close();

@@ -57,11 +57,13 @@ describe.skipIf(!postgres.available)('PostgreSQL page layout', () => {
     const first = ids[0];
     const pageBefore = await pageOf(store(), 'messages', 'id', first);
     // The first page is full to its fill factor: without the room left, the new version would go to another page.
-    const hot = await store().db.transaction().execute(async (tx) => {
-      await tx.updateTable('messages').set({ status: 'SERVER_ACK', updated_at: Date.now() }).where('id', '=', first).execute();
-      const counted = await sql<{ hot: string }>`select pg_stat_get_xact_tuples_hot_updated('messages'::regclass)::text as hot`.execute(tx);
-      return Number(counted.rows[0].hot);
-    });
+    const hot = await store()
+      .db.transaction()
+      .execute(async (tx) => {
+        await tx.updateTable('messages').set({ status: 'SERVER_ACK', updated_at: Date.now() }).where('id', '=', first).execute();
+        const counted = await sql<{ hot: string }>`select pg_stat_get_xact_tuples_hot_updated('messages'::regclass)::text as hot`.execute(tx);
+        return Number(counted.rows[0].hot);
+      });
     expect(hot).toBe(1);
     expect(await pageOf(store(), 'messages', 'id', first)).toBe(pageBefore);
     const stored = await store().db.selectFrom('messages').select('status').where('id', '=', first).executeTakeFirstOrThrow();
@@ -84,11 +86,13 @@ describe.skipIf(!postgres.available)('PostgreSQL page layout', () => {
     }));
     await store().db.insertInto('send_queue').values(rows).execute();
     const head = await store().db.selectFrom('send_queue').select('seq').where('message_id', '=', 'q-0').executeTakeFirstOrThrow();
-    const hot = await store().db.transaction().execute(async (tx) => {
-      await tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', '=', head.seq).execute();
-      const counted = await sql<{ hot: string }>`select pg_stat_get_xact_tuples_hot_updated('send_queue'::regclass)::text as hot`.execute(tx);
-      return Number(counted.rows[0].hot);
-    });
+    const hot = await store()
+      .db.transaction()
+      .execute(async (tx) => {
+        await tx.updateTable('send_queue').set({ attempts: 1 }).where('seq', '=', head.seq).execute();
+        const counted = await sql<{ hot: string }>`select pg_stat_get_xact_tuples_hot_updated('send_queue'::regclass)::text as hot`.execute(tx);
+        return Number(counted.rows[0].hot);
+      });
     expect(hot).toBe(1);
     const stored = await store().db.selectFrom('send_queue').select('attempts').where('seq', '=', head.seq).executeTakeFirstOrThrow();
     expect(stored.attempts).toBe(1);

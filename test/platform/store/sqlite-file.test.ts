@@ -48,7 +48,10 @@ describe('SQLite store file', () => {
     const { rows } = await sql<{ note: string }>`select note from kept`.execute(store.db);
     expect(rows).toEqual([{ note: 'written before' }]);
     // The store works on it: a row of its own schema goes in and comes back.
-    await store.db.insertInto('outbox').values({ id: 'e1', instance_id: 'i', instance_name: 'i', event: 'MESSAGES_UPSERT', body: '{}', created_at: 1 }).execute();
+    await store.db
+      .insertInto('outbox')
+      .values({ id: 'e1', instance_id: 'i', instance_name: 'i', event: 'MESSAGES_UPSERT', body: '{}', created_at: 1 })
+      .execute();
     expect(await store.db.selectFrom('outbox').select('id').execute()).toEqual([{ id: 'e1' }]);
   });
 });

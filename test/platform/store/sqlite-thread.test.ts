@@ -78,7 +78,10 @@ describe('SQLite store thread', () => {
   });
 
   it('a write unit is atomic: a failing statement leaves nothing of it, and the guarded rows follow the guard', async () => {
-    await store.db.insertInto('outbox').values([outboxRow('a'), outboxRow('b')]).execute();
+    await store.db
+      .insertInto('outbox')
+      .values([outboxRow('a'), outboxRow('b')])
+      .execute();
     await expect(
       inWriteUnit(store.db, (unit) => {
         unit.write(store.db.deleteFrom('outbox').where('id', '=', 'a'));
@@ -128,7 +131,9 @@ describe('SQLite store thread', () => {
   });
 
   /** One INSERT of an outbox row, as the thread takes it. */
-  const insertRow = (id: string) => [{ sql: 'insert into outbox (id, instance_id, instance_name, event, body, created_at) values (?, ?, ?, ?, ?, ?)', parameters: [id, 'i', 'i', 'E', '{}', 1] }];
+  const insertRow = (id: string) => [
+    { sql: 'insert into outbox (id, instance_id, instance_name, event, body, created_at) values (?, ?, ?, ?, ?, ?)', parameters: [id, 'i', 'i', 'E', '{}', 1] },
+  ];
 
   it('background writes wait for the foreground requests in flight, and keep their own order', async () => {
     const thread = sqliteThreadOf(store.db)!;
@@ -147,7 +152,10 @@ describe('SQLite store thread', () => {
   it('a background write waits a few ms at most, even while a foreground request is still running', async () => {
     const thread = sqliteThreadOf(store.db)!;
     // A foreground query that keeps the thread busy for a while (a count to a few million).
-    const slow = thread.runOutside([{ sql: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000000) select count(*) as n from c', parameters: [] }], false);
+    const slow = thread.runOutside(
+      [{ sql: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000000) select count(*) as n from c', parameters: [] }],
+      false,
+    );
     const background = thread.runOutside(insertRow('b1'), true, true);
     await new Promise((resolve) => setTimeout(resolve, 40));
     // Sent well after the background write's few ms were up: it goes after it, though the slow query is still running.

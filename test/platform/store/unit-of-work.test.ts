@@ -31,7 +31,15 @@ describe.each(targets)('units of work on $name', (target) => {
     const store = suiteStore(target);
 
     const count = async (table: 'outbox' | 'send_queue', instance: string) =>
-      Number((await store().db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('instance_id', '=', instance).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await store()
+            .db.selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('instance_id', '=', instance)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     it('writes rows of several tables from an insert-only unit, more parameters than one PostgreSQL statement takes', async () => {
       // 5,000 outbox rows (6 values) and 5,000 queue rows (10 values): 80,000 parameters.
@@ -67,7 +75,17 @@ describe.each(targets)('units of work on $name', (target) => {
           unit.insert('send_queue', queueRow(1, 'tx'));
           await unit.flush();
           // Visible inside the transaction after the flush...
-          expect(Number((await unit.tx.selectFrom('outbox').select((eb) => eb.fn.countAll().as('n')).where('instance_id', '=', 'tx').executeTakeFirstOrThrow()).n)).toBe(1);
+          expect(
+            Number(
+              (
+                await unit.tx
+                  .selectFrom('outbox')
+                  .select((eb) => eb.fn.countAll().as('n'))
+                  .where('instance_id', '=', 'tx')
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+          ).toBe(1);
           throw new Error('roll back');
         }),
       ).rejects.toThrow('roll back');
@@ -87,7 +105,9 @@ describe.each(targets)('units of work on $name', (target) => {
     }
 
     const statusRows = async (instance: string) =>
-      (await store().db.selectFrom('message_status').select('message_id').where('instance_id', '=', instance).orderBy('message_id').execute()).map((r) => r.message_id);
+      (await store().db.selectFrom('message_status').select('message_id').where('instance_id', '=', instance).orderBy('message_id').execute()).map(
+        (r) => r.message_id,
+      );
 
     it('write unit: its statements and rows are written, guarded rows and hooks only where the guard answered', async () => {
       const ids = await seed('guard', 3);
@@ -137,7 +157,9 @@ describe.each(targets)('units of work on $name', (target) => {
 
     it('keeps every value as given through an insert-only unit: awkward text, big numbers, nulls, rows with fewer columns', async () => {
       await inInsertUnit(store().db, async (unit) => {
-        awkwardTexts.forEach((text, i) => unit.insert('outbox', { ...outboxRow(i, 'values'), body: text, created_at: 1_790_000_000_123 + i }));
+        awkwardTexts.forEach((text, i) => {
+          unit.insert('outbox', { ...outboxRow(i, 'values'), body: text, created_at: 1_790_000_000_123 + i });
+        });
         // A row without a column the others have: null there, as with any multi-row insert.
         unit.insert('message_status', { message_id: 'm1', instance_id: 'values', status: 'READ', detail: 'seen', at: 2 });
         unit.insert('message_status', { message_id: 'm2', instance_id: 'values', status: 'READ', at: 3 });
@@ -145,7 +167,12 @@ describe.each(targets)('units of work on $name', (target) => {
       const bodies = await store().db.selectFrom('outbox').select(['body', 'created_at']).where('instance_id', '=', 'values').orderBy('seq').execute();
       expect(bodies.map((b) => b.body)).toEqual(awkwardTexts);
       expect(bodies.map((b) => Number(b.created_at))).toEqual(awkwardTexts.map((_, i) => 1_790_000_000_123 + i));
-      const statuses = await store().db.selectFrom('message_status').select(['message_id', 'detail']).where('instance_id', '=', 'values').orderBy('message_id').execute();
+      const statuses = await store()
+        .db.selectFrom('message_status')
+        .select(['message_id', 'detail'])
+        .where('instance_id', '=', 'values')
+        .orderBy('message_id')
+        .execute();
       expect(statuses).toEqual([
         { message_id: 'm1', detail: 'seen' },
         { message_id: 'm2', detail: null },
@@ -171,9 +198,16 @@ describe.each(targets)('units of work on $name', (target) => {
       const ids = await seed('gtext', 3);
       await inWriteUnit(store().db, (unit) => {
         unit.guardBy(store().db.updateTable('outbox').set({ created_at: 9 }).where('id', 'in', [ids[0]!, ids[2]!]).returning('id'));
-        ids.forEach((id, i) => unit.guarded(id).insert('message_status', { message_id: id, instance_id: 'gtext', status: 'READ', detail: awkwardTexts[i]!, at: i }));
+        ids.forEach((id, i) => {
+          unit.guarded(id).insert('message_status', { message_id: id, instance_id: 'gtext', status: 'READ', detail: awkwardTexts[i]!, at: i });
+        });
       });
-      const rows = await store().db.selectFrom('message_status').select(['message_id', 'detail', 'at']).where('instance_id', '=', 'gtext').orderBy('message_id').execute();
+      const rows = await store()
+        .db.selectFrom('message_status')
+        .select(['message_id', 'detail', 'at'])
+        .where('instance_id', '=', 'gtext')
+        .orderBy('message_id')
+        .execute();
       expect(rows.map((r) => ({ ...r, at: Number(r.at) }))).toEqual([
         { message_id: ids[0], detail: awkwardTexts[0], at: 0 },
         { message_id: ids[2], detail: awkwardTexts[2], at: 2 },

@@ -6,7 +6,7 @@ import { createServer, connect as tcpConnect, type Server, type Socket } from 'n
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as amqpConnect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { connect as amqpConnect, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { connect as natsConnect, type JetStreamManager, type NatsConnection, type Subscription } from 'nats';
 import { pino } from 'pino';
@@ -24,7 +24,6 @@ import { natsMark } from '../../../src/sinks/nats/mark.js';
 import { BrokerRouter } from '../../../src/sinks/broker-relay/routing.js';
 import type { OutboxRow } from '../../../src/sinks/broker-relay/outbox-feed.js';
 import type { SinkConfig } from '../../../src/events/sink-configs.js';
-import { brokerRoutes } from '../../../src/sinks/broker-relay/routes.js';
 import { covers, validSubject } from '../../../src/sinks/nats/stream.js';
 import { globalWants, safeAddress } from '../../../src/sinks/broker-relay/settings.js';
 import { withHeartbeat } from '../../../src/sinks/rabbitmq/publisher.js';
@@ -132,7 +131,10 @@ async function setBroker(app: FastifyInstance, kind: 'rabbitmq' | 'nats', instan
 async function emit(t: TestApp, instanceName: string, event: EventName, data: unknown): Promise<string> {
   const instance = t.services.registry.byInstanceName(instanceName);
   if (!instance) throw new Error(`no instance ${instanceName}`);
-  return inUnit(t.services.store.db, async (unit) => t.services.events.emit(unit, { id: instance.id, name: instance.name, ownerJid: instance.ownerJid }, event, data).id);
+  return inUnit(
+    t.services.store.db,
+    async (unit) => t.services.events.emit(unit, { id: instance.id, name: instance.name, ownerJid: instance.ownerJid }, event, data).id,
+  );
 }
 
 async function createInstance(t: TestApp, name: string): Promise<{ apikey: string }> {
@@ -142,10 +144,12 @@ async function createInstance(t: TestApp, name: string): Promise<{ apikey: strin
 }
 
 async function outboxHead(t: TestApp): Promise<number> {
-  const row = await t.services.store.db.selectFrom('outbox').select((eb) => eb.fn.max('seq').as('max')).executeTakeFirst();
+  const row = await t.services.store.db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.max('seq').as('max'))
+    .executeTakeFirst();
   return Number(row?.max ?? 0);
 }
-
 
 /** A TCP proxy in front of a broker: `cut()` drops every connection and refuses new ones, as a broker that went down. */
 async function startProxy(port: number) {
@@ -188,7 +192,7 @@ async function startProxy(port: number) {
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- received envelopes are inspected field by field
+// biome-ignore lint/suspicious/noExplicitAny: received envelopes are inspected field by field
 type Body = any;
 
 interface AmqpReceived {
@@ -203,15 +207,12 @@ interface AmqpReceived {
 /** A consumer of its own, straight on the broker: a private queue bound to an exchange with `#`. */
 class AmqpConsumer {
   readonly received: AmqpReceived[] = [];
-  private constructor(
-    private readonly model: ChannelModel,
-    private readonly channel: Channel,
-  ) {}
+  private constructor(private readonly model: ChannelModel) {}
 
   static async bind(exchanges: string[]): Promise<AmqpConsumer> {
     const model = await amqpConnect(AMQP_URI);
     const channel = await model.createChannel();
-    const consumer = new AmqpConsumer(model, channel);
+    const consumer = new AmqpConsumer(model);
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     for (const exchange of exchanges) {
       await channel.assertExchange(exchange, 'topic', { durable: true, autoDelete: false });
@@ -291,7 +292,13 @@ describe('broker helpers', () => {
     const rabbit = routerFor(brokerBit.rabbitmq);
     const nats = routerFor(brokerBit.nats);
     const row = (brokerWants: number | null): OutboxRow => ({
-      seq: 1, id: 'e1', instanceId: 'i1', instanceName: 'gone', event: 'REMOVE_INSTANCE', body: '{}', brokerWants,
+      seq: 1,
+      id: 'e1',
+      instanceId: 'i1',
+      instanceName: 'gone',
+      event: 'REMOVE_INSTANCE',
+      body: '{}',
+      brokerWants,
     });
     // Wanted on RabbitMQ when written; the instance and its settings are gone since (deleted, then a restart).
     expect(rabbit.route(row(brokerBit.rabbitmq)).map((p) => [p.scope, p.target, p.routingKey])).toEqual([['instance', 'gone', 'remove.instance']]);
@@ -407,7 +414,10 @@ for (const target of targets) {
         // Global exchange: events of both instances, unfiltered by the instance settings.
         const onGlobal = consumer.from(global);
         expect(onGlobal.some((m) => m.body.id === contactA && m.routingKey === 'contacts.upsert')).toBe(true);
-        expect(onGlobal.some((m) => m.body.instance === b && m.routingKey === 'send.message') || onGlobal.some((m) => m.body.instance === a && m.routingKey === 'send.message')).toBe(true);
+        expect(
+          onGlobal.some((m) => m.body.instance === b && m.routingKey === 'send.message') ||
+            onGlobal.some((m) => m.body.instance === a && m.routingKey === 'send.message'),
+        ).toBe(true);
         expect(onGlobal.every((m) => m.routingKey === m.body.event)).toBe(true);
 
         // Evolution's durable queues were declared and bound: `<instance>.<wire event>`.
@@ -504,7 +514,11 @@ for (const target of targets) {
         const numbered = () => consumer.received.filter((m) => m.body.event === 'messages.upsert');
         await waitFor(() => new Set(numbered().map((m) => m.body.id)).size >= ids.length, 20_000);
         expect(firstArrivals(numbered())).toEqual(ids);
-        expect(numbered().map((m) => m.body.data.n).filter((n, i, all) => all.indexOf(n) === i)).toEqual(ids.map((_, i) => i + 1));
+        expect(
+          numbered()
+            .map((m) => m.body.data.n)
+            .filter((n, i, all) => all.indexOf(n) === i),
+        ).toEqual(ids.map((_, i) => i + 1));
         // Every confirm came: the cursor reaches the newest event.
         const head = await outboxHead(t);
         await waitFor(async () => (await relays.rabbitmq!.position()) === head, 5000);

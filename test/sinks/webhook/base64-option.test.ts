@@ -61,14 +61,16 @@ describe.each(targets)('webhook base64 option on $name', (target) => {
       a = await party(t, rx, 'b64-a', 'create');
       b = await party(t, rx, 'b64-b', 'set-webhookBase64');
       c = await party(t, rx, 'b64-c', 'off');
-      png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 120, b: 220 } } }).png().toBuffer();
+      png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 120, b: 220 } } })
+        .png()
+        .toBuffer();
     });
     afterAll(async () => {
       await t?.close();
       await rx?.close();
     });
 
-    it('an image A→B carries the sent bytes on B\'s messages.upsert and A\'s send.message', async () => {
+    it("an image A→B carries the sent bytes on B's messages.upsert and A's send.message", async () => {
       const res = await t.api('POST', `message/sendMedia/${a.name}`, {
         body: { number: b.number, mediatype: 'image', caption: 'blue', media: png.toString('base64') },
       });
@@ -90,12 +92,18 @@ describe.each(targets)('webhook base64 option on $name', (target) => {
     it('a document with a caption is inlined too (webhook/set with base64)', async () => {
       const d = await party(t, rx, 'b64-d', 'set-base64');
       const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n', 'latin1');
-      const keyId = await send(t, a, 'sendMedia', { number: d.number, mediatype: 'document', fileName: 'r.pdf', caption: 'report', media: pdf.toString('base64') });
+      const keyId = await send(t, a, 'sendMedia', {
+        number: d.number,
+        mediatype: 'document',
+        fileName: 'r.pdf',
+        caption: 'report',
+        media: pdf.toString('base64'),
+      });
       const upsert = await delivery(rx, 'messages.upsert', d.name, keyId);
       expect(Buffer.from(upsert.data.message.base64, 'base64').equals(pdf)).toBe(true);
     });
 
-    it('no base64 where the option is off: C\'s upsert and send.message, while A (on) still gets it', async () => {
+    it("no base64 where the option is off: C's upsert and send.message, while A (on) still gets it", async () => {
       const toC = await send(t, a, 'sendMedia', { number: c.number, mediatype: 'image', media: png.toString('base64') });
       const upsertOnC = await delivery(rx, 'messages.upsert', c.name, toC);
       expect(upsertOnC.data.message.imageMessage).toBeDefined();

@@ -60,7 +60,7 @@ async function deliveryLog(api: Api, instance: string, status?: string): Promise
 interface Received {
   headers: IncomingHttpHeaders;
   raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a delivered body is inspected field by field
+  // biome-ignore lint/suspicious/noExplicitAny: a delivered body is inspected field by field
   body: any;
 }
 
@@ -230,12 +230,7 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
         await waitFor(async () => {
           pendingB = await deliveryLog(api, b.name, 'pending');
           pendingA = await deliveryLog(api, a.name, 'pending');
-          return (
-            pendingB.length === expectedB &&
-            pendingA.length === expectedA &&
-            pendingB[0].attempts >= 2 &&
-            pendingA[0].attempts >= 2
-          );
+          return pendingB.length === expectedB && pendingA.length === expectedA && pendingB[0].attempts >= 2 && pendingA[0].attempts >= 2;
         }, 30_000).catch((error: unknown) => {
           throw new Error(
             `${String(error)}: B pending ${pendingB.length}/${expectedB} (head attempts ${pendingB[0]?.attempts}), ` +
@@ -264,10 +259,7 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
         await waitUntilUp(base, service);
         const restartedAt = Date.now();
 
-        const expectedKeys = new Set([
-          ...keys.map((k) => `upsert:${k}`),
-          ...keys.flatMap((k) => [`send:${k}`, `SERVER_ACK:${k}`, `DELIVERY_ACK:${k}`]),
-        ]);
+        const expectedKeys = new Set([...keys.map((k) => `upsert:${k}`), ...keys.flatMap((k) => [`send:${k}`, `SERVER_ACK:${k}`, `DELIVERY_ACK:${k}`])]);
         const missing = () => {
           const got = new Set(rx.events.map(logicalKey));
           return [...expectedKeys].filter((k) => !got.has(k));
@@ -346,7 +338,8 @@ describe.each(targets)('webhook deliveries across a SIGKILL of the service on $n
         }
         // The receiver was down until the old process was dead, so a duplicate here could only come from the restart itself.
         if (duplicates > 0) console.warn(`${target.name}: ${duplicates} duplicate deliveries (same ids) after the restart`);
-        if (process.env.WEBHOOK_CRASH_VERBOSE === '1') console.log(`${target.name}: all ${expectedKeys.size} events received ${catchUpMs} ms after the restart`);
+        if (process.env.WEBHOOK_CRASH_VERBOSE === '1')
+          console.log(`${target.name}: all ${expectedKeys.size} events received ${catchUpMs} ms after the restart`);
       } finally {
         await killService(service);
         await rx.close();

@@ -465,7 +465,7 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect(rows.map((r) => r.attempts).filter((n) => n !== 1)).toEqual([2]);
   });
 
-  it('sends the head of a lane up to a delivery held elsewhere (another node\'s claim), and the rest, in order, once it is due', async () => {
+  it("sends the head of a lane up to a delivery held elsewhere (another node's claim), and the rest, in order, once it is due", async () => {
     const h = await harness();
     const url = receiver.route();
     const source = instance();
@@ -684,7 +684,9 @@ describe.each(backends)('webhook dispatcher on $name', (backend) => {
     expect((await listDeliveries(h.store.db, { instanceId: other.id, withGlobal: true })).deliveries).toHaveLength(1);
     expect((await listDeliveries(h.store.db, { instanceId: 'nobody', withGlobal: true })).deliveries).toHaveLength(0);
     expect((await listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { limit: 0 })).deliveries).toHaveLength(1);
-    await expect(listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
+    await expect(listDeliveries(h.store.db, { instanceId: source.id, withGlobal: true }, { cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(
+      InvalidCursorError,
+    );
 
     // Redelivery by id: only the instance's own rows (dispatcher stopped so the row stays visible as pending).
     await h.stopDispatchers();

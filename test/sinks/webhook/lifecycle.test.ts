@@ -13,7 +13,9 @@ describe('WEBHOOK_SIGNING_SECRET', () => {
   it('is refused at start unless it can sign (whsec_ and at least 16 bytes), as instance secrets are', () => {
     for (const secret of ['whsec_a', 'whsec_ab=cd', 'plain']) {
       expect(() => loadConfig({ WEBHOOK_SIGNING_SECRET: secret }), secret).toThrow(ConfigError);
-      expect(() => loadConfig({ WEBHOOK_SIGNING_SECRET: secret }), secret).toThrow(/WEBHOOK_SIGNING_SECRET must be whsec_ followed by at least 16 base64-encoded bytes/);
+      expect(() => loadConfig({ WEBHOOK_SIGNING_SECRET: secret }), secret).toThrow(
+        /WEBHOOK_SIGNING_SECRET must be whsec_ followed by at least 16 base64-encoded bytes/,
+      );
     }
     expect(loadConfig({ WEBHOOK_SIGNING_SECRET: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }).webhookSigningSecret).toMatch(/^whsec_/);
   });
@@ -43,13 +45,14 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
     });
 
     const inject = (name: string, text: string) => t.api('POST', `sandbox/inject/${name}`, { body: { from: '5511977770000', text } });
-    const deliveries = async (name: string, key?: string) => (await t.api('GET', `webhook/deliveries/${name}?limit=200`, key ? { key } : {})).body.deliveries as {
-      id: number;
-      event: string;
-      target: string;
-      url: string;
-      status: string;
-    }[];
+    const deliveries = async (name: string, key?: string) =>
+      (await t.api('GET', `webhook/deliveries/${name}?limit=200`, key ? { key } : {})).body.deliveries as {
+        id: number;
+        event: string;
+        target: string;
+        url: string;
+        status: string;
+      }[];
     const upserts = (path: string) => receiver.events.filter((e) => e.path === path && e.body.event === 'messages.upsert');
 
     it('sends deliveries owed to a webhook to its fixed URL, dead ones too once redelivered', async () => {
@@ -105,7 +108,10 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       // A late duplicate would arrive within the same delivery round; give it time to show.
       await new Promise((resolve) => setTimeout(resolve, 500));
       for (const name of ['instance.delete', 'remove.instance', 'logout.instance']) {
-        expect(receiver.events.filter((e) => e.path === '/twice' && e.body.event === name), name).toHaveLength(1);
+        expect(
+          receiver.events.filter((e) => e.path === '/twice' && e.body.event === name),
+          name,
+        ).toHaveLength(1);
       }
     });
 
@@ -122,7 +128,12 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
         for (const set of [webhook, websocket]) expect([201, 404]).toContain(set.status);
       }
       const db = t.services.store.db;
-      const orphans = await db.selectFrom('event_sinks').leftJoin('instances', 'instances.id', 'event_sinks.instance_id').select('event_sinks.instance_id').where('instances.id', 'is', null).execute();
+      const orphans = await db
+        .selectFrom('event_sinks')
+        .leftJoin('instances', 'instances.id', 'event_sinks.instance_id')
+        .select('event_sinks.instance_id')
+        .where('instances.id', 'is', null)
+        .execute();
       expect(orphans).toEqual([]);
     });
 
@@ -142,7 +153,12 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
 
     it('keeps the delivery log of a deleted instance from a new instance of the same name', async () => {
       await t.api('POST', 'instance/create', {
-        body: { instanceName: 'reused', integration: 'SANDBOX', number: '5511966660003', webhook: { url: `${receiver.url}/reused-old?token=old`, events: ['MESSAGES_UPSERT'] } },
+        body: {
+          instanceName: 'reused',
+          integration: 'SANDBOX',
+          number: '5511966660003',
+          webhook: { url: `${receiver.url}/reused-old?token=old`, events: ['MESSAGES_UPSERT'] },
+        },
       });
       await inject('reused', 'old life');
       await waitFor(() => receiver.events.some((e) => e.path.startsWith('/reused-old')));
@@ -176,7 +192,12 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
     it('removes a webhook secret with null or "": deliveries go unsigned again', async () => {
       const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
       await t.api('POST', 'instance/create', {
-        body: { instanceName: 'signer', integration: 'SANDBOX', number: '5511966660006', webhook: { url: `${receiver.url}/signed`, events: ['MESSAGES_UPSERT'], secret } },
+        body: {
+          instanceName: 'signer',
+          integration: 'SANDBOX',
+          number: '5511966660006',
+          webhook: { url: `${receiver.url}/signed`, events: ['MESSAGES_UPSERT'], secret },
+        },
       });
       await inject('signer', 'signed');
       await waitFor(() => upserts('/signed').length === 1);
@@ -218,14 +239,23 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
     it('keeps what a webhook/set leaves out, puts the event suffix before the query, and names the webhook as destination', async () => {
       const url = `${receiver.url}/kept?token=abc`;
       const created = await t.api('POST', 'instance/create', {
-        body: { instanceName: 'kept', integration: 'SANDBOX', number: '5511966660017', webhook: { url, byEvents: true, base64: true, headers: { autorization: 'Bearer k' }, events: ['MESSAGES_UPSERT'] } },
+        body: {
+          instanceName: 'kept',
+          integration: 'SANDBOX',
+          number: '5511966660017',
+          webhook: { url, byEvents: true, base64: true, headers: { autorization: 'Bearer k' }, events: ['MESSAGES_UPSERT'] },
+        },
       });
       expect(created.status).toBe(201);
       // The interface's webhook/set body has no headers: the ones given at creation stay, and so do byEvents and base64.
       const set = await t.api('POST', 'webhook/set/kept', { body: { webhook: { enabled: true, url, events: ['MESSAGES_UPSERT'] } } });
       expect(set.status).toBe(201);
       expect(set.body.webhook.webhook).toMatchObject({ webhookByEvents: true, webhookBase64: true });
-      expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({ headers: { autorization: '[redacted]' }, webhookByEvents: true, webhookBase64: true });
+      expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({
+        headers: { autorization: '[redacted]' },
+        webhookByEvents: true,
+        webhookBase64: true,
+      });
       await inject('kept', 'kept headers');
       await waitFor(() => upserts('/kept/messages-upsert?token=abc').length === 1);
       const [delivered] = upserts('/kept/messages-upsert?token=abc');
@@ -235,14 +265,21 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       const copy = await waitFor(() => global.events.find((e) => e.body.instance === 'kept' && e.body.event === 'messages.upsert'));
       expect(copy.body.destination).toBe(url);
       // Given explicitly, they change.
-      await t.api('POST', 'webhook/set/kept', { body: { webhook: { enabled: true, url, headers: {}, byEvents: false, base64: false, events: ['MESSAGES_UPSERT'] } } });
+      await t.api('POST', 'webhook/set/kept', {
+        body: { webhook: { enabled: true, url, headers: {}, byEvents: false, base64: false, events: ['MESSAGES_UPSERT'] } },
+      });
       expect((await t.api('GET', 'webhook/find/kept')).body).toMatchObject({ headers: {}, webhookByEvents: false, webhookBase64: false });
     });
 
     it('sends the credentials of a webhook URL as basic authentication, unless the headers carry their own', async () => {
       const withCredentials = receiver.url.replace('http://', 'http://hook-user:p%40ss@');
       const created = await t.api('POST', 'instance/create', {
-        body: { instanceName: 'basic', integration: 'SANDBOX', number: '5511966660018', webhook: { url: `${withCredentials}/basic`, events: ['MESSAGES_UPSERT'] } },
+        body: {
+          instanceName: 'basic',
+          integration: 'SANDBOX',
+          number: '5511966660018',
+          webhook: { url: `${withCredentials}/basic`, events: ['MESSAGES_UPSERT'] },
+        },
       });
       expect(created.status).toBe(201);
       await inject('basic', 'with credentials');
@@ -259,7 +296,9 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
       await inject('basic', 'after a round trip');
       await waitFor(() => upserts('/basic').length === 2);
       expect(upserts('/basic')[1].headers.authorization).toBe(`Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`);
-      await t.api('POST', 'webhook/set/basic', { body: { webhook: { enabled: true, url: `${withCredentials}/basic`, headers: { Authorization: 'Bearer own' }, events: ['MESSAGES_UPSERT'] } } });
+      await t.api('POST', 'webhook/set/basic', {
+        body: { webhook: { enabled: true, url: `${withCredentials}/basic`, headers: { Authorization: 'Bearer own' }, events: ['MESSAGES_UPSERT'] } },
+      });
       await inject('basic', 'own header');
       await waitFor(() => upserts('/basic').length === 3);
       expect(upserts('/basic')[2].headers.authorization).toBe('Bearer own');
@@ -271,7 +310,13 @@ describe.each(targets)('webhook lifecycle on $name', (target) => {
           instanceName: 'documented',
           integration: 'SANDBOX',
           number: '5511966660016',
-          webhook: { url: `${receiver.url}/documented`, byEvents: false, base64: true, headers: { autorization: 'Bearer x', 'Content-Type': 'application/json' }, events: ['MESSAGES_UPSERT'] },
+          webhook: {
+            url: `${receiver.url}/documented`,
+            byEvents: false,
+            base64: true,
+            headers: { autorization: 'Bearer x', 'Content-Type': 'application/json' },
+            events: ['MESSAGES_UPSERT'],
+          },
         },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);

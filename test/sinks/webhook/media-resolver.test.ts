@@ -25,7 +25,7 @@ describe('decryptMedia', () => {
     }
   });
 
-  it('rejects a tampered MAC, a tampered ciphertext and another kind\'s keys', async () => {
+  it("rejects a tampered MAC, a tampered ciphertext and another kind's keys", async () => {
     const plain = randomBytes(500);
     const enc = await encryptMedia(plain, 'image');
     const badMac = Buffer.from(enc.encrypted);

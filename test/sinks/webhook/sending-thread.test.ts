@@ -201,11 +201,7 @@ describe('ThreadSender (real worker thread, real HTTP receiver)', () => {
     const rx = await startReceiver();
     const sender = startSender();
     const bodies = ['{"n":1}', '{"n":2}', '{"n":3}'];
-    const verdicts = await send(sender, [
-      request(`${rx.url}/ok`, bodies[0]),
-      request(`${rx.url}/status/404`, bodies[1]),
-      request(`${rx.url}/ok`, bodies[2]),
-    ]);
+    const verdicts = await send(sender, [request(`${rx.url}/ok`, bodies[0]), request(`${rx.url}/status/404`, bodies[1]), request(`${rx.url}/ok`, bodies[2])]);
 
     expect(verdicts).toEqual([
       { kind: 'delivered', status: 200 },

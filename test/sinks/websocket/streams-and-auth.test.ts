@@ -15,7 +15,11 @@ interface Client {
   received: WebsocketPayload[];
 }
 
-function client(url: string, namespace: string, options: { auth?: Record<string, unknown>; query?: Record<string, string>; extraHeaders?: Record<string, string> } = {}): Client {
+function client(
+  url: string,
+  namespace: string,
+  options: { auth?: Record<string, unknown>; query?: Record<string, string>; extraHeaders?: Record<string, string> } = {},
+): Client {
   const socket = connectClient(`${url}${namespace}`, {
     transports: ['websocket'],
     reconnection: false,
@@ -142,7 +146,7 @@ describe.each(targets)('websocket on $name', (target) => {
       expect((await t.api('GET', 'websocket/find/ws-beta')).body).toBeNull();
     });
 
-    it('the global key may join any instance namespace (still filtered by that instance\'s settings)', async () => {
+    it("the global key may join any instance namespace (still filtered by that instance's settings)", async () => {
       await enableWebsocket(t, 'ws-beta', []);
       const c = open(t.url, '/ws-beta', { auth: { apikey: t.globalKey } });
       await connected(c);
@@ -167,7 +171,9 @@ describe.each(targets)('websocket on $name', (target) => {
         ['/ws-nobody', { auth: { apikey: t.globalKey } }, 404],
       ];
       const errors = await Promise.all(cases.map(([namespace, options]) => refused(open(t.url, namespace, options))));
-      errors.forEach((err, i) => expect(err.data?.status, `${cases[i][0]} ${JSON.stringify(cases[i][1])}: ${err.message}`).toBe(cases[i][2]));
+      errors.forEach((err, i) => {
+        expect(err.data?.status, `${cases[i][0]} ${JSON.stringify(cases[i][1])}: ${err.message}`).toBe(cases[i][2]);
+      });
       // A foreign and an unknown name answer alike, so an instance key cannot probe names.
       expect(errors[5].message).toBe(errors[6].message);
       // Without a key, an existing and an unknown name answer alike too.
@@ -230,9 +236,11 @@ describe.each(targets)('websocket on $name', (target) => {
     let ws: WebsocketHandle;
     const clients: Client[] = [];
 
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: Biome takes describe.skipIf(…)(…) for no scope; this is the only beforeAll of its describe
     beforeAll(async () => {
       t = await startApp(target);
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: as above, the only afterAll of its describe
     afterAll(async () => {
       for (const c of clients) c.socket.close();
       await ws?.close();

@@ -35,7 +35,7 @@ async function participantData(participant: GroupParticipant, ctx: InboundContex
     phoneNumber,
     ...(lid ? { lid } : {}),
     ...(participant.admin !== undefined ? { admin: participant.admin } : {}),
-    ...(participant.name ?? participant.notify ? { name: participant.name ?? participant.notify } : {}),
+    ...((participant.name ?? participant.notify) ? { name: participant.name ?? participant.notify } : {}),
     ...(participant.imgUrl !== undefined && participant.imgUrl !== 'changed' ? { imgUrl: participant.imgUrl } : {}),
   };
 }

@@ -14,7 +14,7 @@ export type { InboundContext } from './context.js';
 
 type Handlers = { [E in keyof BaileysEventMap]?: (arg: BaileysEventMap[E], ctx: InboundContext) => Promise<void> };
 
-export const inboundHandlers: Handlers = {
+const inboundHandlers: Handlers = {
   'messages.upsert': onMessagesUpsert,
   'messaging-history.set': onHistorySet,
   'messages.update': onMessagesUpdate,

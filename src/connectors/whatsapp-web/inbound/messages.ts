@@ -8,7 +8,7 @@ import { keyPayload, seconds } from './keys.js';
 import { contactPayload } from './contacts.js';
 
 /** A Baileys message as the core's inbound message, or null when it is nothing a client should see. */
-export async function toInbound(message: WAMessage, ctx: InboundContext): Promise<InboundMessage | null> {
+async function toInbound(message: WAMessage, ctx: InboundContext): Promise<InboundMessage | null> {
   const { key } = message;
   if (!key?.id || !key.remoteJid) return null;
   const parsed = inboundContent(message.message);

@@ -10,7 +10,7 @@ export const server = {
   host: text({ env: 'SERVER_HOST', default: '0.0.0.0', meaning: 'Address to listen on.' }),
   serverUrl: text({
     env: 'SERVER_URL',
-    default: computed('http://localhost:<port>', (valueOf) => `http://localhost:${valueOf(port)}`),
+    default: computed('http://localhost:<port>', (settingValue) => `http://localhost:${settingValue(port)}`),
     tidy: withoutTrailingSlashes,
     meaning: 'Public base URL, sent as `server_url` in events.',
   }),
@@ -56,7 +56,13 @@ export const media = {
     max: 2 * 1024 * 1024 * 1024,
     meaning: 'Largest media accepted (URL or base64); larger answers 413.',
   }),
-  mediaFetchTimeoutMs: wholeNumber({ env: 'MEDIA_FETCH_TIMEOUT_MS', default: 30_000, min: 100, max: 600_000, meaning: 'Time limit for downloading a media URL.' }),
+  mediaFetchTimeoutMs: wholeNumber({
+    env: 'MEDIA_FETCH_TIMEOUT_MS',
+    default: 30_000,
+    min: 100,
+    max: 600_000,
+    meaning: 'Time limit for downloading a media URL.',
+  }),
   outboundDenyPrivate: flag({
     env: 'OUTBOUND_DENY_PRIVATE',
     default: false,
@@ -109,7 +115,13 @@ export const linking = {
     default: false,
     meaning: 'Link SANDBOX instances at creation (with `number`, or a generated one), for demos and tests.',
   }),
-  qrcodeLimit: wholeNumber({ env: 'QRCODE_LIMIT', default: 30, min: 1, max: 1000, meaning: 'How many QR codes an unlinked instance shows before it gives up.' }),
+  qrcodeLimit: wholeNumber({
+    env: 'QRCODE_LIMIT',
+    default: 30,
+    min: 1,
+    max: 1000,
+    meaning: 'How many QR codes an unlinked instance shows before it gives up.',
+  }),
   qrcodeColor: text({
     env: 'QRCODE_COLOR',
     default: '#198754',

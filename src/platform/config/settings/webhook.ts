@@ -18,8 +18,7 @@ export const webhook = {
     prefix: 'WEBHOOK',
     // Evolution's error-hook switches share the prefix but are not event filters.
     ignored: ['ERRORS', 'ERRORS_WEBHOOK'],
-    meaning:
-      'Global webhook filter: set `WEBHOOK_EVENTS_MESSAGES_UPSERT=false` to leave an event out. When any is `true`, only those set `true` are sent.',
+    meaning: 'Global webhook filter: set `WEBHOOK_EVENTS_MESSAGES_UPSERT=false` to leave an event out. When any is `true`, only those set `true` are sent.',
   }),
   webhookRequestTimeoutMs: wholeNumber({
     env: 'WEBHOOK_REQUEST_TIMEOUT_MS',
@@ -80,7 +79,6 @@ export const webhook = {
   webhookSigningSecret: optionalText({
     env: 'WEBHOOK_SIGNING_SECRET',
     checks: [(secret) => (secret === undefined ? undefined : secretProblem(secret))],
-    meaning:
-      'Standard Webhooks secret (`whsec_…`) used to sign deliveries of webhooks without a secret of their own, and the global webhook.',
+    meaning: 'Standard Webhooks secret (`whsec_…`) used to sign deliveries of webhooks without a secret of their own, and the global webhook.',
   }),
 };

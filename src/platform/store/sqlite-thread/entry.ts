@@ -121,4 +121,3 @@ function serve(db: Database.Database): void {
 
 const db = open();
 if (db) serve(db);
-

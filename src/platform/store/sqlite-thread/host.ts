@@ -7,7 +7,7 @@ import type { FromThread, StatementResult, ThreadSettings, ThreadStatement, ToTh
 const maxNumberedTexts = 5_000;
 
 /** A failure the SQLite thread reported, with SQLite's error code (e.g. `SQLITE_CONSTRAINT_UNIQUE`) when it had one. */
-export class SqliteThreadError extends Error {
+class SqliteThreadError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,

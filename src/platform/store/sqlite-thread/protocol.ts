@@ -42,8 +42,7 @@ export type ToThread =
    * Runs the statements in order; `atomic`: all of them in one transaction, or none. `forgetTexts`: the numbers of
    * the SQL texts sent before this request are no longer used (numbering starts over).
    */
-  | { type: 'run'; id: number; statements: WireStatement[]; atomic: boolean; forgetTexts?: boolean }
-  | { type: 'close'; id: number };
+  { type: 'run'; id: number; statements: WireStatement[]; atomic: boolean; forgetTexts?: boolean } | { type: 'close'; id: number };
 
 export type FromThread =
   | { type: 'ready' }
