@@ -148,7 +148,7 @@ export class CloudApiConnector implements Connector {
     message: OutboundMessage,
     phoneNumberId: string,
     token: string,
-  ): Promise<{ type: string; body: Record<string, unknown> }> {
+  ): Promise<{ type: string; body: Record<string, unknown> | Record<string, unknown>[] }> {
     if (plan.kind === 'ready') return plan;
     if (plan.kind === 'reaction') {
       return { type: 'reaction', body: { message_id: await this.ids.wamidOf(this.instance.id, plan.targetKeyId), emoji: plan.emoji } };

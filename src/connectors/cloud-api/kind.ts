@@ -16,7 +16,11 @@ export function cloudApiKind(deps: KindDeps): ConnectorKind {
     name,
     label: 'WhatsApp Business API',
     // Meta has real interactive lists; no polls, no statuses, no presence, no privacy settings.
-    capabilities: { messaging: { operations: ['text', 'media', 'list', 'sticker'], lists: 'interactive' }, presence: false, privacy: false },
+    capabilities: {
+      messaging: { operations: ['text', 'media', 'list', 'sticker', 'location', 'contact', 'reaction'], lists: 'interactive' },
+      presence: false,
+      privacy: false,
+    },
     alwaysOn: true,
     creationFields: (input) => {
       if (!input.token) throw invalidInput(`token is required for ${name} (the Meta access token)`);

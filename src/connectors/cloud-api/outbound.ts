@@ -6,8 +6,8 @@ type GraphMediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
 
 /** What a stored message becomes on the Graph API. */
 export type OutboundPlan =
-  /** A message object part ready to send: `{type, [type]: body}`. */
-  | { kind: 'ready'; type: string; body: Record<string, unknown> }
+  /** A message object part ready to send: `{type, [type]: body}` (an array for `contacts`). */
+  | { kind: 'ready'; type: string; body: Record<string, unknown> | Record<string, unknown>[] }
   /** Media: upload the bytes to /media, then send `{type, [type]: {id, …extra}}`. */
   | { kind: 'media'; type: GraphMediaType; mimetype: string; fileName: string; extra: Record<string, unknown> }
   /** A reaction to a message we know by its key id (mapped to Meta's id at send time). */
@@ -37,8 +37,6 @@ const unsupportedKinds: Record<string, string> = {
   pollCreationMessage: 'send polls',
   pollCreationMessageV2: 'send polls',
   pollCreationMessageV3: 'send polls',
-  contactMessage: 'send contact cards',
-  contactsArrayMessage: 'send contact cards',
   buttonsMessage: 'send button messages',
   templateMessage: 'send template messages through this route',
 };
@@ -86,12 +84,46 @@ export function planOutbound(content: Record<string, unknown>): OutboundPlan {
       },
     };
   }
+  if (kind === 'contactMessage') return { kind: 'ready', type: 'contacts', body: [graphContact(part)] };
+  if (kind === 'contactsArrayMessage') {
+    const cards = Array.isArray(part.contacts) ? part.contacts.map((card) => graphContact(record(card))) : [];
+    if (cards.length === 0) throw new ProviderError('refused', ['the contact message has no contact cards']);
+    return { kind: 'ready', type: 'contacts', body: cards };
+  }
   if (kind === 'reactionMessage') {
     const targetKeyId = str(record(part.key).id);
     if (!targetKeyId) throw new ProviderError('refused', ['the reaction names no message to react to']);
     return { kind: 'reaction', targetKeyId, emoji: str(part.text) };
   }
   throw unavailable(unsupportedKinds[kind] ?? `send ${kind}`);
+}
+
+/** A contact card (`{displayName, vcard}`) as a Graph contact: name, phones (with `wa_id`), emails, urls, org. */
+function graphContact(card: Record<string, unknown>): Record<string, unknown> {
+  const lines = str(card.vcard).split(/\r?\n/);
+  const values = (property: string) =>
+    lines.flatMap((line) => {
+      const colon = line.indexOf(':');
+      if (colon === -1) return [];
+      const [name, ...params] = line.slice(0, colon).split(';');
+      // `item1.TEL` is a TEL in a group: the group prefix is not part of the name.
+      return name.replace(/^[^.]*\./, '').toUpperCase() === property ? [{ params, value: line.slice(colon + 1) }] : [];
+    });
+  const formatted = values('FN')[0]?.value || str(card.displayName) || 'Contact';
+  const phones = values('TEL').map(({ params, value }) => {
+    const waid = params.find((p) => p.toLowerCase().startsWith('waid='))?.slice(5);
+    return { phone: value, ...(waid ? { wa_id: waid } : {}) };
+  });
+  const emails = values('EMAIL').map(({ value }) => ({ email: value }));
+  const urls = values('URL').map(({ value }) => ({ url: value }));
+  const company = values('ORG')[0]?.value.replace(/;+$/, '');
+  return {
+    name: { formatted_name: formatted, first_name: formatted },
+    ...(phones.length > 0 ? { phones } : {}),
+    ...(emails.length > 0 ? { emails } : {}),
+    ...(urls.length > 0 ? { urls } : {}),
+    ...(company ? { org: { company } } : {}),
+  };
 }
 
 function textPlan(text: string): OutboundPlan {

@@ -267,6 +267,16 @@ class FakeGraph {
         return typeof part.message_id === 'string' && typeof part.emoji === 'string' ? null : 'reaction needs message_id and emoji';
       case 'location':
         return typeof part.latitude === 'number' && typeof part.longitude === 'number' ? null : 'location needs latitude and longitude';
+      case 'contacts': {
+        if (!Array.isArray(part) || part.length === 0) return 'contacts must be a non-empty array';
+        for (const contact of part) {
+          if (typeof contact.name?.formatted_name !== 'string' || contact.name.formatted_name === '') return 'contact name.formatted_name is required';
+          for (const phone of contact.phones ?? []) if (typeof phone.phone !== 'string') return 'contact phones need phone';
+          for (const email of contact.emails ?? []) if (typeof email.email !== 'string' || email.email === '') return 'contact emails need email';
+          for (const url of contact.urls ?? []) if (typeof url.url !== 'string' || url.url === '') return 'contact urls need url';
+        }
+        return null;
+      }
       default:
         return `Unsupported message type ${type}`;
     }
@@ -673,6 +683,56 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const received = inboundWamid();
       await connector.messaging.markRead([{ remoteJid: first.remoteJid, keyId: received }]);
       expect(graph.messageCalls().at(-1)!.json).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: received });
+    });
+
+    it('sends locations (a quote as context) and contact cards as Graph contacts read from the vCards', async () => {
+      const instance = await createMeta(phoneA);
+      const connector = await connectorFor(instance);
+      const first = outbound({ conversation: 'where are you?' });
+      await connector.messaging.send(first);
+      await connector.messaging.send(
+        outbound({
+          locationMessage: { degreesLatitude: 52.52, degreesLongitude: 13.405, name: 'Shop', address: 'Main St 1', contextInfo: { stanzaId: first.keyId } },
+        }),
+      );
+      expect(graph.messageCalls().at(-1)!.json).toMatchObject({
+        type: 'location',
+        location: { latitude: 52.52, longitude: 13.405, name: 'Shop', address: 'Main St 1' },
+        context: { message_id: await wamidOf(instance, first.keyId) },
+      });
+      const vcard = (name: string, waid: string, extra: string[] = []) =>
+        ['BEGIN:VCARD', 'VERSION:3.0', `N:${name}`, `FN:${name}`, ...extra, `item1.TEL;waid=${waid}:+${waid}`, 'item1.X-ABLabel:Celular', 'END:VCARD'].join(
+          '\n',
+        );
+      await connector.messaging.send(
+        outbound({ contactMessage: { displayName: 'Ana Lima', vcard: vcard('Ana Lima', '5511999990000', ['ORG:Acme;', 'EMAIL:ana@example.com']) } }),
+      );
+      expect(graph.messageCalls().at(-1)!.json).toMatchObject({
+        type: 'contacts',
+        contacts: [
+          {
+            name: { formatted_name: 'Ana Lima', first_name: 'Ana Lima' },
+            phones: [{ phone: '+5511999990000', wa_id: '5511999990000' }],
+            emails: [{ email: 'ana@example.com' }],
+            org: { company: 'Acme' },
+          },
+        ],
+      });
+      await connector.messaging.send(
+        outbound({
+          contactsArrayMessage: {
+            displayName: '2 contacts',
+            contacts: [
+              { displayName: 'Ana', vcard: vcard('Ana', '5511999990000') },
+              { displayName: 'Bo', vcard: vcard('Bo', '4915100000001') },
+            ],
+          },
+        }),
+      );
+      const sent = graph.messageCalls().at(-1)!.json;
+      expect(sent.type).toBe('contacts');
+      expect(sent.contacts.map((c: Json) => c.phones[0].wa_id)).toEqual(['5511999990000', '4915100000001']);
+      expect(sent.contacts[0]).not.toHaveProperty('emails');
     });
 
     it('turns Graph refusals into ProviderError 400 with Meta code and message (never a success)', async () => {

@@ -91,14 +91,21 @@ describe('outbound content', () => {
     expect(() => recipientOf('12345@lid')).toThrow(/cannot send to 12345@lid/);
   });
 
-  it('plans locations, and refuses contact cards with the integration named', () => {
+  it('plans locations and contact cards, and refuses polls with the integration named', () => {
     expect(planOutbound({ locationMessage: { degreesLatitude: 1.5, degreesLongitude: -2, name: 'Here' } })).toEqual({
       kind: 'ready',
       type: 'location',
       body: { latitude: 1.5, longitude: -2, name: 'Here' },
     });
-    expect(() => planOutbound({ contactMessage: { displayName: 'x', vcard: 'BEGIN:VCARD' } })).toThrow(
-      'Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot send contact cards)',
+    expect(
+      planOutbound({ contactMessage: { displayName: 'Ana', vcard: 'BEGIN:VCARD\nFN:Ana\nitem1.TEL;waid=5511999990000:+55 11 99999-0000\nEND:VCARD' } }),
+    ).toEqual({
+      kind: 'ready',
+      type: 'contacts',
+      body: [{ name: { formatted_name: 'Ana', first_name: 'Ana' }, phones: [{ phone: '+55 11 99999-0000', wa_id: '5511999990000' }] }],
+    });
+    expect(() => planOutbound({ pollCreationMessage: { name: 'Q', options: [] } })).toThrow(
+      'Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot send polls)',
     );
   });
 });
