@@ -1,4 +1,4 @@
-// Builds WhatsApp message content for each send kind (text, media, sticker, poll, list-as-poll, status).
+// Builds WhatsApp message content for each send kind (text, media, sticker, poll, list-as-poll, status, location, contact, reaction).
 import { randomBytes } from 'node:crypto';
 import { invalidInput } from '../core/errors.js';
 import type { PreparedMedia } from '../media/types.js';
@@ -197,5 +197,81 @@ export function statusTextContent(text: string, backgroundColor: string, font: n
   return {
     messageType: 'extendedTextMessage',
     content: { extendedTextMessage: { text, backgroundArgb: argbFromColor(backgroundColor), font: fontName } },
+  };
+}
+
+export function locationContent(
+  place: { latitude: number; longitude: number; name: string; address: string },
+  contextInfo: Record<string, unknown> | undefined,
+) {
+  return {
+    messageType: 'locationMessage',
+    content: {
+      locationMessage: {
+        degreesLatitude: place.latitude,
+        degreesLongitude: place.longitude,
+        name: place.name,
+        address: place.address,
+        ...(contextInfo ? { contextInfo } : {}),
+      },
+    },
+  };
+}
+
+export interface ContactCardInput {
+  fullName: string;
+  phoneNumber: string;
+  wuid?: string;
+  organization?: string;
+  email?: string;
+  url?: string;
+}
+
+/**
+ * A contact's vCard as WhatsApp clients write it (Evolution's layout). `waid` is the bare WhatsApp number: the
+ * digits of `wuid`, else of `phoneNumber` (upstream puts a full address there when `wuid` is absent).
+ */
+function contactVcard(contact: ContactCardInput, field: string): string {
+  for (const name of ['fullName', 'phoneNumber', 'wuid', 'organization', 'email', 'url'] as const) {
+    const value = contact[name];
+    if (value !== undefined && /[\r\n]/.test(value)) throw invalidInput(`${field}.${name} must be one line`);
+  }
+  if (contact.fullName.trim() === '') throw invalidInput(`${field}.fullName must not be empty`);
+  const waid = (contact.wuid ?? contact.phoneNumber).split('@')[0].replace(/\D/g, '');
+  if (contact.wuid !== undefined && waid === '') throw invalidInput(`${field}.wuid must be the contact's WhatsApp number (digits)`);
+  if (waid.length < 5) throw invalidInput(`${field}.phoneNumber must be a phone number with country code`);
+  const lines = ['BEGIN:VCARD', 'VERSION:3.0', `N:${contact.fullName}`, `FN:${contact.fullName}`];
+  if (contact.organization) lines.push(`ORG:${contact.organization};`);
+  if (contact.email) lines.push(`EMAIL:${contact.email}`);
+  if (contact.url) lines.push(`URL:${contact.url}`);
+  lines.push(`item1.TEL;waid=${waid}:${contact.phoneNumber}`, 'item1.X-ABLabel:Celular', 'END:VCARD');
+  return lines.join('\n');
+}
+
+/** One card is a `contactMessage`; two or more a `contactsArrayMessage` ("<n> contacts"). */
+export function contactContent(contacts: ContactCardInput[], contextInfo: Record<string, unknown> | undefined) {
+  const cards = contacts.map((contact, i) => ({ displayName: contact.fullName, vcard: contactVcard(contact, `contact[${i}]`) }));
+  const context = contextInfo ? { contextInfo } : {};
+  if (cards.length === 1) return { messageType: 'contactMessage', content: { contactMessage: { ...cards[0], ...context } } };
+  return { messageType: 'contactsArrayMessage', content: { contactsArrayMessage: { displayName: `${cards.length} contacts`, contacts: cards, ...context } } };
+}
+
+// One emoji, skin tones and joined sequences included (a whole-string match of an RGI emoji).
+// The constructor, not a literal: the `v` flag is newer than the compiler's target (Node 20 has it).
+// biome-ignore lint/complexity/useRegexLiterals: a `v` literal does not compile for target ES2022
+const singleEmoji = new RegExp('^\\p{RGI_Emoji}$', 'v');
+
+/** A reaction to the message `key`; an empty text removes the reaction. */
+export function reactionContent(key: { remoteJid: string; fromMe: boolean; id: string; participant?: string }, reaction: string) {
+  if (reaction !== '' && !singleEmoji.test(reaction)) throw invalidInput('Reaction must be a single emoji or empty string');
+  return {
+    messageType: 'reactionMessage',
+    content: {
+      reactionMessage: {
+        key: { remoteJid: key.remoteJid, fromMe: key.fromMe, id: key.id, ...(key.participant ? { participant: key.participant } : {}) },
+        text: reaction,
+        senderTimestampMs: String(Date.now()),
+      },
+    },
   };
 }

@@ -1,4 +1,5 @@
-// The send use cases: each API send turned into the message content to queue (quotes, media, lists, statuses).
+// The send use cases: each API send turned into the message content to queue (quotes, media, lists, statuses, places,
+// contact cards, reactions).
 import type { Connector } from '../core/connector.js';
 import type { ConnectorKinds, MessageOperation } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
@@ -7,11 +8,33 @@ import type { Db } from '../platform/store/types.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
 import { chatPartnersOf } from './chat-partners.js';
-import { buildContextInfo, listContent, mediaContent, pollContent, statusTextContent, textContent, type ContextInput } from './compose.js';
+import {
+  buildContextInfo,
+  contactContent,
+  listContent,
+  locationContent,
+  mediaContent,
+  pollContent,
+  reactionContent,
+  statusTextContent,
+  textContent,
+  type ContextInput,
+} from './compose.js';
 import { recipientJid, statusBroadcastJid, statusViewerJid } from './jid.js';
 import { findMessageByKey } from './records.js';
 import type { BuiltMessage, SendService } from './send-service.js';
-import { maxTextLength, type ListSend, type MediaSend, type PollSend, type StatusSend, type StickerSend, type TextSend } from './send-schemas.js';
+import {
+  maxTextLength,
+  type ContactSend,
+  type ListSend,
+  type LocationSend,
+  type MediaSend,
+  type PollSend,
+  type ReactionSend,
+  type StatusSend,
+  type StickerSend,
+  type TextSend,
+} from './send-schemas.js';
 
 /** What makes a send request itself, beside its body: the route (for idempotency) and the Idempotency-Key. */
 export interface SendRequest {
@@ -67,6 +90,30 @@ export class OutgoingMessages {
     return this.send(instance, 'poll', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       return { remoteJid, ...pollContent(body.name, body.values, body.selectableCount, undefined, await this.contextOf(instance, body)) };
+    });
+  }
+
+  location(instance: Instance, body: LocationSend, request: SendRequest) {
+    return this.send(instance, 'location', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      return { remoteJid, ...locationContent(body, await this.contextOf(instance, body)) };
+    });
+  }
+
+  /** One or more contact cards (vCards); unlike upstream, `delay`, `quoted` and mentions apply as to any send. */
+  contact(instance: Instance, body: ContactSend, request: SendRequest) {
+    return this.send(instance, 'contact', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      return { remoteJid, ...contactContent(body.contact, await this.contextOf(instance, body)) };
+    });
+  }
+
+  /** A reaction to the message `key` names, sent to that message's chat; no typing, no quote (as upstream). */
+  reaction(instance: Instance, body: ReactionSend, request: SendRequest) {
+    return this.send(instance, 'reaction', {}, request, async () => {
+      const remoteJid = recipientJid(body.key.remoteJid, 'key.remoteJid');
+      const participant = body.key.participant === undefined ? undefined : recipientJid(body.key.participant, 'key.participant');
+      return { remoteJid, ...reactionContent({ ...body.key, remoteJid, participant }, body.reaction) };
     });
   }
 

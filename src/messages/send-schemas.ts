@@ -69,6 +69,37 @@ export const PollBody = Type.Object({
   values: Type.Array(Type.String(), { minItems: 2 }),
 });
 
+export const LocationBody = Type.Object({
+  ...commonSendFields,
+  latitude: Type.Number({ minimum: -90, maximum: 90 }),
+  longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  name: Type.String({ description: 'The name of the place (may be empty)' }),
+  address: Type.String({ description: 'The address of the place (may be empty)' }),
+});
+
+const ContactCard = Type.Object({
+  fullName: Type.String({ minLength: 1 }),
+  phoneNumber: Type.String({ minLength: 10, description: 'The number as shown on the card, e.g. +55 11 99999-9999' }),
+  wuid: Type.Optional(Type.String({ minLength: 10, description: 'The WhatsApp number (digits); derived from phoneNumber when absent' })),
+  organization: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+});
+export const ContactBody = Type.Object({
+  ...commonSendFields,
+  contact: Type.Array(ContactCard, { minItems: 1, uniqueItems: true }),
+});
+
+export const ReactionBody = Type.Object({
+  key: Type.Object({
+    id: Type.String({ minLength: 1 }),
+    remoteJid: Type.String({ minLength: 1, description: 'The chat of the message reacted to' }),
+    fromMe: Type.Boolean(),
+    participant: Type.Optional(Type.String({ minLength: 1, description: 'Who wrote the message, in a group' })),
+  }),
+  reaction: Type.String({ description: 'One emoji; an empty string removes the reaction' }),
+});
+
 export const StatusBody = Type.Object({
   type: Type.Enum(['text', 'image', 'video', 'audio']),
   content: Type.String({ minLength: 1, description: 'The text of a text status (at most 65,536 characters), else the media (URL, base64 or data URL)' }),
@@ -84,4 +115,7 @@ export type MediaSend = Static<typeof MediaBody>;
 export type StickerSend = Static<typeof StickerBody>;
 export type ListSend = Static<typeof ListBody>;
 export type PollSend = Static<typeof PollBody>;
+export type LocationSend = Static<typeof LocationBody>;
+export type ContactSend = Static<typeof ContactBody>;
+export type ReactionSend = Static<typeof ReactionBody>;
 export type StatusSend = Static<typeof StatusBody>;

@@ -1,11 +1,11 @@
-// Send routes: text, media, sticker, list, poll and status; each answers 201 with the PENDING record at once.
+// Send routes: text, media, sticker, list, poll, status, location, contact and reaction; each answers 201 with the PENDING record at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
 import { InstanceParams } from '../platform/http/schemas.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
-import { ListBody, MediaBody, MessageResult, PollBody, StatusBody, StickerBody, TextBody } from './send-schemas.js';
+import { ContactBody, ListBody, LocationBody, MediaBody, MessageResult, PollBody, ReactionBody, StatusBody, StickerBody, TextBody } from './send-schemas.js';
 
 export interface SendRoutesOptions {
   outgoing: OutgoingMessages;
@@ -54,6 +54,18 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
 
   app.post('/message/sendList/:instance', route('Send a list (delivered as a single-choice poll, which every phone shows)', ListBody), async (request, reply) =>
     present(reply, await outgoing.list(pathInstance(request), request.body, sendRequest(request))),
+  );
+
+  app.post('/message/sendLocation/:instance', route('Send a location', LocationBody), async (request, reply) =>
+    present(reply, await outgoing.location(pathInstance(request), request.body, sendRequest(request))),
+  );
+
+  app.post('/message/sendContact/:instance', route('Send one or more contact cards (vCards)', ContactBody), async (request, reply) =>
+    present(reply, await outgoing.contact(pathInstance(request), request.body, sendRequest(request))),
+  );
+
+  app.post('/message/sendReaction/:instance', route('React to a message with an emoji (an empty reaction removes it)', ReactionBody), async (request, reply) =>
+    present(reply, await outgoing.reaction(pathInstance(request), request.body, sendRequest(request))),
   );
 
   app.post('/message/sendStatus/:instance', route('Post a status (story)', StatusBody), async (request, reply) =>

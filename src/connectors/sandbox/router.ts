@@ -62,7 +62,7 @@ export class SandboxRouter {
     // The recipient's copy and the receipts are reported at once, in this order (before anything awaits, so the
     // messages of one batch keep their order); the core records reports of a turn of the event loop together.
     const reports = [
-      host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null)),
+      host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null, target.party.ownerJid)),
       host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'),
     ];
     if (target.instance.settings.readMessages) reports.push(this.readBy(target.instance, sender.instanceId, [message.keyId]));
@@ -148,7 +148,9 @@ export class SandboxRouter {
     return null;
   }
 
-  private inbound(sender: LinkedParty, message: OutboundMessage, remoteJid: string, participant: string | null): InboundMessage {
+  private inbound(sender: LinkedParty, message: OutboundMessage, remoteJid: string, participant: string | null, recipientJid?: string): InboundMessage {
+    const content = structuredClone(message.content);
+    if (recipientJid) reactionFromRecipientView(content, remoteJid, recipientJid);
     return {
       keyId: message.keyId,
       remoteJid,
@@ -156,7 +158,7 @@ export class SandboxRouter {
       ...(participant !== null ? { participant } : {}),
       pushName: sender.profileName,
       messageType: message.messageType,
-      content: structuredClone(message.content),
+      content,
       timestamp: nowSeconds(),
     };
   }
@@ -166,4 +168,19 @@ export class SandboxRouter {
     if (!logger.isLevelEnabled('debug')) return;
     logger.debug({ instance: lookup.byId(sender.instanceId)?.name ?? sender.instanceId, ...details }, text);
   }
+}
+
+/**
+ * A reaction's target key as the recipient sees it (as WhatsApp Web clients rewrite it on arrival): the chat is the
+ * sender's, and the message is the recipient's own unless the sender reacted to a message of its own.
+ */
+function reactionFromRecipientView(content: Record<string, unknown>, chatJid: string, recipientJid: string): void {
+  const reaction = content.reactionMessage;
+  if (typeof reaction !== 'object' || reaction === null) return;
+  const key = (reaction as { key?: Record<string, unknown> }).key;
+  if (typeof key !== 'object' || key === null) return;
+  const author = typeof key.participant === 'string' ? key.participant : key.remoteJid;
+  const address = typeof author === 'string' ? (parseUserAddress(author) ?? author) : '';
+  key.fromMe = key.fromMe === true ? false : accountForms(address).includes(recipientJid);
+  key.remoteJid = chatJid;
 }
