@@ -85,9 +85,33 @@ export interface MessagingModule {
   markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
 }
 
-/** Showing a presence (typing, recording…) in a chat. */
+/** The presences an account shows to everyone (online or not), without a chat. */
+export type OwnPresence = 'available' | 'unavailable';
+
+/** Showing a presence (typing, recording…) in a chat, and the account's own one. */
 export interface PresenceModule {
   sendPresence(chatJid: string, presence: Presence): Promise<void>;
+  /** The account's global presence (online or offline), shown to whoever sees it. */
+  setOwnPresence(presence: OwnPresence): Promise<void>;
+}
+
+/** Whether a number has an account on the messenger. */
+export interface NumberCheck {
+  /** The number as asked (echoed). */
+  number: string;
+  exists: boolean;
+  /** The account's address when it exists, else the address the number would have. */
+  jid: string;
+  /** The account's name, when known. */
+  name?: string;
+  /** The account's LID address, when known. */
+  lid?: string;
+}
+
+/** Looking up contacts on the messenger. */
+export interface ContactsModule {
+  /** One answer per address, in the order given; `numbers[i]` is echoed as the answer's `number`. */
+  onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
 }
 
 /** The account's privacy settings. */
@@ -115,6 +139,7 @@ export interface Connector {
   readonly messaging: MessagingModule;
   readonly presence?: PresenceModule;
   readonly privacy?: PrivacyModule;
+  readonly contacts?: ContactsModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */

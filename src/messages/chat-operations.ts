@@ -1,5 +1,5 @@
 // The chat use cases that act through the live connection: privacy settings, presence, marking messages read.
-import type { Connector, Presence } from '../core/connector.js';
+import type { Connector, NumberCheck, OwnPresence, Presence } from '../core/connector.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance, PrivacySettings } from '../core/instance.js';
@@ -15,6 +15,9 @@ export interface ChatOperationsDeps {
 
 /** Every presence a chat can show. */
 export const presences: readonly Presence[] = ['available', 'unavailable', 'composing', 'recording', 'paused'];
+
+/** The presences an account shows without a chat (`instance/setPresence`). */
+export const ownPresences: readonly OwnPresence[] = ['available', 'unavailable'];
 
 /** Presences that end by themselves after a delay (the others are states, not activities). */
 const endsAfterDelay = (presence: Presence) => presence !== 'paused' && presence !== 'available' && presence !== 'unavailable';
@@ -47,6 +50,22 @@ export class ChatOperations {
     }
   }
 
+  /** The account's global presence (online or offline); answered as set. */
+  async setOwnPresence(instance: Instance, presence: OwnPresence): Promise<void> {
+    this.deps.kinds.assertCan(instance, 'presence');
+    if (!ownPresences.includes(presence)) throw invalidInput(`presence must be one of: ${ownPresences.join(', ')}`);
+    const connector = this.linkedConnector(instance, 'setting the presence');
+    await connector.presence?.setOwnPresence(presence);
+  }
+
+  /** Whether each number has an account, in the order asked; groups, lists and the status feed are refused. */
+  async whatsappNumbers(instance: Instance, numbers: string[]): Promise<NumberCheck[]> {
+    this.deps.kinds.assertCan(instance, 'whatsappNumbers');
+    const requests = numbers.map((number, i) => ({ number, jid: personJid(number, `numbers[${i}]`) }));
+    const connector = this.linkedConnector(instance, 'checking numbers');
+    return (await connector.contacts?.onWhatsApp(requests)) ?? [];
+  }
+
   async markRead(instance: Instance, messages: { remoteJid: string; id: string }[]): Promise<void> {
     const connector = this.linkedConnector(instance, 'marking messages read');
     await connector.messaging.markRead(messages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
@@ -59,4 +78,13 @@ export class ChatOperations {
     }
     return connector;
   }
+}
+
+/** A person's address from a number or an address (phone or LID); a 400 naming the field for anything else. */
+function personJid(input: string, field: string): string {
+  const jid = toJid(input, field);
+  if (!jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) {
+    throw invalidInput(`${field} "${input}" is not a phone number: only people are checked (numbers or their addresses), not groups, lists or the status feed`);
+  }
+  return jid;
 }

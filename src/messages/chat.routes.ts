@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
-import { presences, type ChatOperations } from './chat-operations.js';
+import { ownPresences, presences, type ChatOperations } from './chat-operations.js';
 import { createdAnswer, InstanceParams } from '../platform/http/schemas.js';
 import type { Presence } from '../core/connector.js';
 import { privacyValues } from '../core/instance.js';
@@ -26,6 +26,25 @@ const PresenceBody = Type.Object({
   presence: Type.Optional(Type.Enum([...presences])),
   delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000 })),
   options: Type.Optional(PresenceOptions),
+});
+
+const OwnPresenceBody = Type.Object({
+  presence: Type.Enum([...ownPresences], { description: "The account's presence for everyone (typing and recording need a chat: /chat/sendPresence)" }),
+});
+
+const NumbersBody = Type.Object({
+  numbers: Type.Array(Type.String({ minLength: 1, description: "A phone number with country code, or a person's address (…@s.whatsapp.net, …@lid)" }), {
+    minItems: 1,
+    uniqueItems: true,
+  }),
+});
+
+const NumberAnswer = Type.Object({
+  exists: Type.Boolean(),
+  jid: Type.String({ description: "The account's address when it exists, else the address the number would have" }),
+  number: Type.String({ description: 'The number as asked' }),
+  name: Type.Optional(Type.String()),
+  lid: Type.Optional(Type.String({ description: "The account's LID address, when known" })),
 });
 
 const ReadBody = Type.Object({
@@ -82,6 +101,40 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
       await chats.sendPresence(instance, { number, presence, delay });
       return reply.status(201).send({ presence });
     },
+  );
+
+  app.post(
+    '/instance/setPresence/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['instance'],
+        summary: "Set the account's own presence (online or offline) for everyone",
+        params: InstanceParams,
+        body: OwnPresenceBody,
+        response: createdAnswer('{presence}'),
+      },
+    },
+    async (request, reply) => {
+      const { presence } = request.body;
+      await chats.setOwnPresence(pathInstance(request), presence);
+      return reply.status(201).send({ presence });
+    },
+  );
+
+  app.post(
+    '/chat/whatsappNumbers/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['chat'],
+        summary: 'Check which numbers have a WhatsApp account (one answer per number, in the order asked)',
+        params: InstanceParams,
+        body: NumbersBody,
+        response: { 200: Type.Array(NumberAnswer, { description: 'One entry per number' }) },
+      },
+    },
+    async (request) => chats.whatsappNumbers(pathInstance(request), request.body.numbers),
   );
 
   app.post(

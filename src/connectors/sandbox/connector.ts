@@ -5,6 +5,9 @@ import {
   TransientConnectorError,
   type Connector,
   type ConnectorHost,
+  type ContactsModule,
+  type NumberCheck,
+  type OwnPresence,
   type MessagingModule,
   type OutboundMessage,
   type PresenceModule,
@@ -31,6 +34,8 @@ export interface NetworkSide {
   send(sender: LinkedParty, message: OutboundMessage): Promise<void>;
   markRead(readerId: string, keys: { remoteJid: string; keyId: string }[]): Promise<void>;
   sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void>;
+  setOwnPresence(sender: LinkedParty, presence: OwnPresence): Promise<void>;
+  onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
   uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
 }
 
@@ -132,6 +137,17 @@ export class SandboxConnector implements Connector {
         await this.network.sendPresence(party, chatJid, presence);
         this.lastActivity = Date.now();
       }
+    },
+    setOwnPresence: async (presence) => {
+      await this.network.setOwnPresence(this.partyOrThrow(), presence);
+      this.lastActivity = Date.now();
+    },
+  };
+
+  readonly contacts: ContactsModule = {
+    onWhatsApp: async (requests) => {
+      this.partyOrThrow();
+      return this.network.onWhatsApp(requests);
     },
   };
 

@@ -71,8 +71,15 @@ export class SandboxNetwork {
       send: (sender, message) => this.router.send(sender, message),
       markRead: (readerId, keys) => this.router.markRead(readerId, keys),
       sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
+      setOwnPresence: (sender, presence) => this.router.setOwnPresence(sender, presence, this.linkedParties()),
+      onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
     };
+  }
+
+  /** Every instance live and linked on this node. */
+  private linkedParties(): LinkedParty[] {
+    return [...this.live.values()].map((connector) => connector.linked()).filter((party): party is LinkedParty => party !== null);
   }
 
   /** The connector of a SANDBOX instance; it replaces (and quiets) any earlier one of the same instance. */

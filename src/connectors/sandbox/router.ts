@@ -1,7 +1,15 @@
 // Message routing between sandbox instances: delivery, status posts, receipts and presence.
 import type { Logger } from '../../platform/logger.js';
 import type { Instance } from '../../core/instance.js';
-import { TransientConnectorError, type ConnectorHost, type InboundMessage, type OutboundMessage, type Presence } from '../../core/connector.js';
+import {
+  TransientConnectorError,
+  type ConnectorHost,
+  type InboundMessage,
+  type NumberCheck,
+  type OutboundMessage,
+  type OwnPresence,
+  type Presence,
+} from '../../core/connector.js';
 import { accountForms, parseUserAddress, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 
@@ -93,6 +101,24 @@ export class SandboxRouter {
     const target = to === null || to === sender.ownerJid ? null : this.recipient(to);
     if (!target) return;
     await this.deps.host.presenceReceived(target.party.instanceId, sender.ownerJid, sender.ownerJid, presence);
+  }
+
+  /** The sender's own presence (online or offline), shown to every other live linked instance, as in their chat with it. */
+  async setOwnPresence(sender: LinkedParty, presence: OwnPresence, audience: LinkedParty[]): Promise<void> {
+    for (const party of audience) {
+      if (party.instanceId === sender.instanceId || party.ownerJid === sender.ownerJid) continue;
+      await this.deps.host.presenceReceived(party.instanceId, sender.ownerJid, sender.ownerJid, presence);
+    }
+  }
+
+  /** A number exists when a linked sandbox instance owns it (by any spelling of the account); sandbox accounts have no LID. */
+  onWhatsApp(requests: { number: string; jid: string }[]): NumberCheck[] {
+    return requests.map(({ number, jid }) => {
+      const address = parseUserAddress(jid);
+      const owner = address === null ? undefined : this.accountOf(address);
+      if (!owner?.ownerJid) return { exists: false, jid, number };
+      return { exists: true, jid: owner.ownerJid, number, ...(owner.profileName ? { name: owner.profileName } : {}) };
+    });
   }
 
   /** A status post: delivered to every linked instance in the audience, as WhatsApp shows statuses. */

@@ -4,6 +4,7 @@ import {
   TransientConnectorError,
   type Connector,
   type ConnectorHost,
+  type ContactsModule,
   type MessagingModule,
   type PresenceModule,
   type PrivacyModule,
@@ -13,6 +14,7 @@ import type { ConnectionState, Instance, Settings } from '../../core/instance.js
 import type { Logger } from '../../platform/logger.js';
 import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
 import { delayFor } from '../../platform/util/backoff.js';
+import { checkNumbers } from './contacts.js';
 import { classifyClose, type CloseDecision } from './disconnect.js';
 import { BoundedMap } from './bounded-map.js';
 import { bindInbound, type InboundContext } from './inbound/index.js';
@@ -182,6 +184,14 @@ export class WhatsAppWebConnector implements Connector {
       if (chatJid) await socket.sendPresenceUpdate(presence, chatJid);
       else await socket.sendPresenceUpdate(presence);
     },
+    // No chat: the account's presence for everyone (Baileys sends it under the account's push name).
+    setOwnPresence: async (presence) => {
+      await this.liveSocket().sendPresenceUpdate(presence);
+    },
+  };
+
+  readonly contacts: ContactsModule = {
+    onWhatsApp: async (requests) => checkNumbers(this.liveSocket(), (lid) => this.addresses.phoneOf(lid), requests),
   };
 
   readonly privacy: PrivacyModule = {

@@ -1,9 +1,17 @@
 // Loads the Baileys-based connector on first use, so the service starts without loading baileys (about a second).
-import { TransientConnectorError, type Connector, type MessagingModule, type PresenceModule, type PrivacyModule, type QrState } from '../../core/connector.js';
+import {
+  TransientConnectorError,
+  type Connector,
+  type ContactsModule,
+  type MessagingModule,
+  type PresenceModule,
+  type PrivacyModule,
+  type QrState,
+} from '../../core/connector.js';
 import type { ConnectionState } from '../../core/instance.js';
 
 /** The loaded connector: WhatsApp Web has every capability module. */
-export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule };
+export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule; contacts: ContactsModule };
 
 export class DeferredConnector implements Connector {
   private inner: WebConnector | null = null;
@@ -62,6 +70,11 @@ export class DeferredConnector implements Connector {
 
   readonly presence: PresenceModule = {
     sendPresence: (chatJid, presence) => this.live().presence.sendPresence(chatJid, presence),
+    setOwnPresence: (presence) => this.live().presence.setOwnPresence(presence),
+  };
+
+  readonly contacts: ContactsModule = {
+    onWhatsApp: (requests) => this.live().contacts.onWhatsApp(requests),
   };
 
   readonly privacy: PrivacyModule = {

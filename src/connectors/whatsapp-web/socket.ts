@@ -26,6 +26,7 @@ export interface WaSocket {
   readonly user?: { id: string; name?: string; notify?: string; lid?: string } | undefined;
   relayMessage(jid: string, message: proto.IMessage, options: MessageRelayOptions): Promise<string>;
   sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
+  onWhatsApp(...phoneNumber: string[]): Promise<{ jid: string; exists: boolean }[] | undefined>;
   readMessages(keys: WAMessageKey[]): Promise<void>;
   updateReadReceiptsPrivacy(value: WAReadReceiptsValue): Promise<void>;
   updateProfilePicturePrivacy(value: WAPrivacyValue): Promise<void>;

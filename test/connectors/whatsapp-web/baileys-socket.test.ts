@@ -85,6 +85,12 @@ class FakeSocket implements WaSocket {
   async readMessages(keys: WAMessageKey[]) {
     this.record('readMessages', keys);
   }
+  /** Accounts WhatsApp knows, by their own spelling (a Brazilian mobile without its ninth digit). */
+  readonly accounts = ['551188887777@s.whatsapp.net'];
+  async onWhatsApp(...phoneNumber: string[]) {
+    this.record('onWhatsApp', ...phoneNumber);
+    return this.accounts.map((jid) => ({ jid, exists: true }));
+  }
   async updateReadReceiptsPrivacy(value: string) {
     this.record('updateReadReceiptsPrivacy', value);
   }
@@ -799,6 +805,25 @@ describe('sending (at the Baileys socket boundary)', () => {
     ]) {
       await expect(attempt).rejects.toBeInstanceOf(TransientConnectorError);
     }
+  });
+
+  it("setOwnPresence is Baileys' presence without a chat; onWhatsApp matches answers back to the numbers asked", async () => {
+    const w = await connected();
+    await w.connector.presence!.setOwnPresence('unavailable');
+    expect(w.socket().of('sendPresenceUpdate')).toEqual([['unavailable', undefined]]);
+
+    w.socket().lids.set('555000111222333@lid', '5511922221111@s.whatsapp.net');
+    const answers = await w.connector.contacts!.onWhatsApp([
+      { number: '5511988887777', jid: '5511988887777@s.whatsapp.net' },
+      { number: '+55 11 97777-0000', jid: '5511977770000@s.whatsapp.net' },
+      { number: '555000111222333@lid', jid: '555000111222333@lid' },
+    ]);
+    expect(w.socket().of('onWhatsApp')).toEqual([['5511988887777@s.whatsapp.net', '5511977770000@s.whatsapp.net']]);
+    expect(answers).toEqual([
+      { exists: true, jid: '551188887777@s.whatsapp.net', number: '5511988887777' },
+      { exists: false, jid: '5511977770000@s.whatsapp.net', number: '+55 11 97777-0000' },
+      { exists: true, jid: '5511922221111@s.whatsapp.net', number: '555000111222333@lid', lid: '555000111222333@lid' },
+    ]);
   });
 
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
