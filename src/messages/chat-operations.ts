@@ -51,8 +51,9 @@ export class ChatOperations {
   }
 
   /** The account's global presence (online or offline); answered as set. */
-  async setOwnPresence(instance: Instance, presence: OwnPresence): Promise<void> {
+  async setOwnPresence(instance: Instance, presence: OwnPresence | undefined): Promise<void> {
     this.deps.kinds.assertCan(instance, 'presence');
+    if (!presence) throw invalidInput(`presence is required: one of ${ownPresences.join(', ')}`);
     if (!ownPresences.includes(presence)) throw invalidInput(`presence must be one of: ${ownPresences.join(', ')}`);
     const connector = this.linkedConnector(instance, 'setting the presence');
     await connector.presence?.setOwnPresence(presence);

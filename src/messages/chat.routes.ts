@@ -29,7 +29,10 @@ const PresenceBody = Type.Object({
 });
 
 const OwnPresenceBody = Type.Object({
-  presence: Type.Enum([...ownPresences], { description: "The account's presence for everyone (typing and recording need a chat: /chat/sendPresence)" }),
+  // Optional here so that a missing value is answered with the allowed ones too (by the use case).
+  presence: Type.Optional(
+    Type.Enum([...ownPresences], { description: "The account's presence for everyone (typing and recording need a chat: /chat/sendPresence)" }),
+  ),
 });
 
 const NumbersBody = Type.Object({
