@@ -80,6 +80,17 @@ describe.each(targets)('setPresence and whatsappNumbers over HTTP on $name', (ta
       expect400(await t.api('POST', url, { body: {} }), /numbers/);
     });
 
+    it('the OpenAPI document has both routes with their request and answer schemas', async () => {
+      const doc = await t.api('GET', 'docs/json', { key: null });
+      expect(doc.status).toBe(200);
+      const presence = doc.body.paths['/messenger/instance/setPresence/{instance}'].post;
+      expect(JSON.stringify(presence.requestBody)).toContain('unavailable');
+      expect(Object.keys(presence.responses)).toContain('201');
+      const numbers = doc.body.paths['/messenger/chat/whatsappNumbers/{instance}'].post;
+      expect(JSON.stringify(numbers.requestBody)).toContain('numbers');
+      expect(JSON.stringify(numbers.responses['200'])).toContain('exists');
+    });
+
     it('both answer 400 on an instance that is not linked', async () => {
       const name = uniqueName('pn-unlinked');
       const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
