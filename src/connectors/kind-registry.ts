@@ -7,6 +7,7 @@ import type { Instance } from '../core/instance.js';
 function can(capabilities: KindCapabilities, operation: Operation): boolean {
   if (operation === 'presence') return capabilities.presence;
   if (operation === 'privacy') return capabilities.privacy;
+  if (operation === 'profile') return capabilities.profile === true;
   return capabilities.messaging.operations.includes(operation);
 }
 
