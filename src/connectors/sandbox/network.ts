@@ -4,8 +4,8 @@ import type { Config } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
-import type { Connector, ConnectorHost } from '../../core/connector.js';
-import { accountForms, NUMBER_RULE, parseNumber, userJid } from './addresses.js';
+import type { Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
+import { accountForms, NUMBER_RULE, parseNumber, parseUserAddress, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
@@ -72,6 +72,7 @@ export class SandboxNetwork {
       markRead: (readerId, keys) => this.router.markRead(readerId, keys),
       sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
+      profileOf: (jid) => this.profileOf(jid),
     };
   }
 
@@ -161,6 +162,29 @@ export class SandboxNetwork {
   /** The media file named `fileName` (`<id>.enc`), or null for an unknown or malformed name. */
   readMedia(fileName: string): Promise<Buffer | null> {
     return this.media.read(fileName);
+  }
+
+  /** The profile of the account at `jid` (any spelling of it), from its live session or the stored one. */
+  async profileOf(jid: string): Promise<ProfileInfo | null> {
+    const address = parseUserAddress(jid);
+    if (address === null) return null;
+    const forms = accountForms(address);
+    let session: SandboxSession | null = null;
+    for (const connector of this.live.values()) {
+      const own = connector.session();
+      if (own && forms.includes(own.ownerJid)) session = own;
+    }
+    if (!session) {
+      const instance = forms.map((form) => this.deps.lookup.byOwnerJid(form)).find((found) => found !== undefined);
+      if (instance) session = readSession(await this.deps.host.loadSession(instance.id));
+    }
+    if (!session) return null;
+    return {
+      name: session.profileName,
+      picture: null,
+      status: { status: session.profileStatus ?? null, setAt: session.statusSetAt ?? null },
+      isBusiness: false,
+    };
   }
 
   /** The instance as a party on the network when its connector is live and linked here. */
