@@ -1,9 +1,17 @@
 // Loads the Baileys-based connector on first use, so the service starts without loading baileys (about a second).
-import { TransientConnectorError, type Connector, type MessagingModule, type PresenceModule, type PrivacyModule, type QrState } from '../../core/connector.js';
+import {
+  TransientConnectorError,
+  type Connector,
+  type MessagingModule,
+  type PresenceModule,
+  type PrivacyModule,
+  type ProfileModule,
+  type QrState,
+} from '../../core/connector.js';
 import type { ConnectionState } from '../../core/instance.js';
 
 /** The loaded connector: WhatsApp Web has every capability module. */
-export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule };
+export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule; profile: ProfileModule };
 
 export class DeferredConnector implements Connector {
   private inner: WebConnector | null = null;
@@ -66,5 +74,17 @@ export class DeferredConnector implements Connector {
 
   readonly privacy: PrivacyModule = {
     updatePrivacy: (settings) => this.live().privacy.updatePrivacy(settings),
+    fetchPrivacy: async () => {
+      const privacy = this.live().privacy;
+      if (!privacy.fetchPrivacy) throw new TransientConnectorError('the WhatsApp connection cannot read privacy settings');
+      return privacy.fetchPrivacy();
+    },
+  };
+
+  readonly profile: ProfileModule = {
+    pictureUrl: (jid) => this.live().profile.pictureUrl(jid),
+    fetch: (jid) => this.live().profile.fetch(jid),
+    setName: (name) => this.live().profile.setName(name),
+    setStatus: (text) => this.live().profile.setStatus(text),
   };
 }
