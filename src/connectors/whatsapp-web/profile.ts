@@ -35,11 +35,7 @@ export function profileModule(socket: () => WaSocket): ProfileModule {
         const [found] = (await live.onWhatsApp(jid)) ?? [];
         if (!found?.exists) return null;
       }
-      const [picture, status, business] = await Promise.all([
-        pictureOf(live, jid),
-        statusOf(live, jid),
-        live.getBusinessProfile(jid).catch(() => undefined),
-      ]);
+      const [picture, status, business] = await Promise.all([pictureOf(live, jid), statusOf(live, jid), live.getBusinessProfile(jid).catch(() => undefined)]);
       const name = jid === own ? (live.user?.name ?? null) : null;
       return { name, picture, status, isBusiness: Boolean(business) };
     },
