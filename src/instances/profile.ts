@@ -14,7 +14,7 @@ export interface ProfileOperationsDeps {
 }
 
 /** What an account that never changed its privacy settings has (WhatsApp's defaults for a new account). */
-export const defaultPrivacy: PrivacySettings = {
+const defaultPrivacy: PrivacySettings = {
   readreceipts: 'all',
   profile: 'all',
   status: 'contacts',

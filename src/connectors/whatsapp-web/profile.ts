@@ -1,6 +1,6 @@
 // Profiles through the socket: pictures, a profile as others see it, the own name and "about", privacy as WhatsApp has it.
 import type { ProfileInfo, ProfileModule } from '../../core/connector.js';
-import { privacyValues, type PrivacySettings } from '../../core/instance.js';
+import type { privacyValues, PrivacySettings } from '../../core/instance.js';
 import type { WaSocket } from './socket.js';
 
 /** A picture that cannot be had (none, privacy, not on WhatsApp) is null, never an error. */
