@@ -14,6 +14,7 @@ import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
 import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
+import { profileRoutes } from './instances/profile.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
@@ -88,6 +89,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
       await api.register(sendRoutes, { outgoing: services.outgoing });
       await api.register(chatRoutes, { chats: services.chats });
+      await api.register(profileRoutes, { profiles: services.profiles });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
       for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },

@@ -34,6 +34,7 @@ import type { WebsocketSink } from './sinks/websocket/sink.js';
 import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { OutgoingMessages } from './messages/outgoing.js';
 import { ChatOperations } from './messages/chat-operations.js';
+import { ProfileOperations } from './instances/profile.js';
 
 export interface Services {
   config: Config;
@@ -59,6 +60,8 @@ export interface Services {
   outgoing: OutgoingMessages;
   /** Privacy, presence and read receipts through the live connection. */
   chats: ChatOperations;
+  /** Profiles, the own name and "about", and reading privacy settings. */
+  profiles: ProfileOperations;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -161,6 +164,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
   });
   const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
+  const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
 
   return {
     priority,
@@ -180,6 +184,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     sends,
     outgoing,
     chats,
+    profiles,
     webhooks,
     metrics,
     retention,

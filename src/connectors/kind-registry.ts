@@ -8,6 +8,7 @@ function can(capabilities: KindCapabilities, operation: Operation): boolean {
   if (operation === 'presence') return capabilities.presence;
   if (operation === 'privacy') return capabilities.privacy;
   if (operation === 'whatsappNumbers') return capabilities.contacts === true;
+  if (operation === 'profile') return capabilities.profile === true;
   return capabilities.messaging.operations.includes(operation);
 }
 

@@ -8,7 +8,7 @@ export const messageOperations = ['text', 'media', 'list', 'poll', 'sticker', 's
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers';
+export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile';
 
 /** What a kind's connectors can do: the capability modules they implement. */
 export interface KindCapabilities {
@@ -21,6 +21,8 @@ export interface KindCapabilities {
   privacy: boolean;
   /** Looking numbers up on the messenger (`whatsappNumbers`); absent: it cannot. */
   contacts?: boolean;
+  /** Reading profiles and changing the own one (absent: no). */
+  profile?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

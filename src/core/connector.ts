@@ -117,6 +117,27 @@ export interface ContactsModule {
 /** The account's privacy settings. */
 export interface PrivacyModule {
   updatePrivacy(settings: PrivacySettings): Promise<void>;
+  /** The settings as the messenger has them; absent when the core's stored ones are the truth (the sandbox). */
+  fetchPrivacy?(): Promise<PrivacySettings>;
+}
+
+/** A WhatsApp profile as others see it (`chat/fetchProfile`). */
+export interface ProfileInfo {
+  name: string | null;
+  picture: string | null;
+  /** The "about" text and when it was set (ISO date), null when it cannot be read. */
+  status: { status: string | null; setAt: string | null } | null;
+  isBusiness: boolean;
+}
+
+/** Profiles: reading any account's, changing the own one. */
+export interface ProfileModule {
+  /** The profile picture's URL, null when there is none or it cannot be seen (privacy, not on WhatsApp). */
+  pictureUrl(jid: string): Promise<string | null>;
+  /** The profile of `jid` (the own account's too), or null when the number is not on WhatsApp. */
+  fetch(jid: string): Promise<ProfileInfo | null>;
+  setName(name: string): Promise<void>;
+  setStatus(text: string): Promise<void>;
 }
 
 /**
@@ -140,6 +161,7 @@ export interface Connector {
   readonly presence?: PresenceModule;
   readonly privacy?: PrivacyModule;
   readonly contacts?: ContactsModule;
+  readonly profile?: ProfileModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */

@@ -201,6 +201,20 @@ export class InstanceRegistry {
     return this.patchAfterCommit(unit, instance, (current) => ({ ...current, privacy }));
   }
 
+  /** The own profile's name or "about" changed (through the API, while linked). */
+  async updateProfile(unit: Unit, instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<Instance> {
+    await unit.tx
+      .updateTable('instances')
+      .set({
+        ...(change.profileName !== undefined ? { profile_name: change.profileName } : {}),
+        ...(change.profileStatus !== undefined ? { profile_status: change.profileStatus } : {}),
+        updated_at: Date.now(),
+      })
+      .where('id', '=', instance.id)
+      .execute();
+    return this.patchAfterCommit(unit, instance, (current) => ({ ...current, ...change }));
+  }
+
   async updateConnection(unit: Unit, instance: Instance, change: ConnectionChange): Promise<Instance> {
     const apply = (current: Instance): Instance => ({
       ...current,

@@ -241,6 +241,10 @@ export class InstanceService {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updatePrivacy(unit, instance, privacy));
   }
 
+  async updateProfile(instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<Instance> {
+    return inUnit(this.deps.db, (unit) => this.deps.registry.updateProfile(unit, instance, change));
+  }
+
   /** Sets an event destination; an instance deleted meanwhile (here or on another node) is a 404, nothing stored. */
   async setSink(instance: Instance, kind: SinkKind, config: SinkConfig): Promise<void> {
     await inUnit(this.deps.db, async (unit) => {

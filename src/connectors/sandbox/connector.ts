@@ -12,6 +12,8 @@ import {
   type OutboundMessage,
   type PresenceModule,
   type PrivacyModule,
+  type ProfileInfo,
+  type ProfileModule,
   type Presence,
   type QrState,
 } from '../../core/connector.js';
@@ -20,7 +22,7 @@ import type { UploadedMedia } from './media-store.js';
 import { checkPrivacy } from './privacy.js';
 import { QrFlow } from './qr-flow.js';
 import type { LinkedParty } from './router.js';
-import { readSession, type SandboxSession } from './session.js';
+import { readSession, sessionData, type SandboxSession } from './session.js';
 
 /** What a connector needs from the network it lives on. */
 export interface NetworkSide {
@@ -37,6 +39,8 @@ export interface NetworkSide {
   setOwnPresence(sender: LinkedParty, presence: OwnPresence): Promise<void>;
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
   uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
+  /** The profile of the sandbox account at `jid` as others see it, or null when no sandbox instance holds it. */
+  profileOf(jid: string): Promise<ProfileInfo | null>;
 }
 
 const QR_LIMIT_REASON = 'QR code limit reached';
@@ -155,6 +159,30 @@ export class SandboxConnector implements Connector {
     // The core keeps the values on the instance; the network reads them from there (read receipts).
     updatePrivacy: async (settings) => checkPrivacy(settings),
   };
+
+  /**
+   * The own profile lives in the session (stored, so it survives restarts); later messages carry the new name as
+   * their pushName. The sandbox has no profile pictures: their URL is always null.
+   */
+  readonly profile: ProfileModule = {
+    pictureUrl: async () => null,
+    fetch: (jid) => this.network.profileOf(jid),
+    setName: (name) => this.changeProfile({ profileName: name }),
+    setStatus: (text) => this.changeProfile({ profileStatus: text, statusSetAt: new Date().toISOString() }),
+  };
+
+  /** The linked account's session (its profile included), while open. */
+  session(): SandboxSession | null {
+    return this.status === 'open' ? this.owner : null;
+  }
+
+  private async changeProfile(change: Partial<SandboxSession>): Promise<void> {
+    const owner = this.owner;
+    if (this.status !== 'open' || !owner) throw new TransientConnectorError('instance is not connected to the sandbox network');
+    const next = { ...owner, ...change };
+    await this.network.host.saveSession(this.instanceId, sessionData(next));
+    if (this.owner === owner) this.owner = next;
+  }
 
   /** Who this instance is on the network while it is live and linked, else null. */
   linked(): LinkedParty | null {

@@ -4,8 +4,8 @@ import type { Config } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
-import type { Connector, ConnectorHost } from '../../core/connector.js';
-import { accountForms, NUMBER_RULE, parseNumber, userJid } from './addresses.js';
+import type { Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
+import { accountForms, NUMBER_RULE, parseNumber, parseUserAddress, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
@@ -74,6 +74,7 @@ export class SandboxNetwork {
       setOwnPresence: (sender, presence) => this.router.setOwnPresence(sender, presence, this.linkedParties()),
       onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
+      profileOf: (jid) => this.profileOf(jid),
     };
   }
 
@@ -168,6 +169,29 @@ export class SandboxNetwork {
   /** The media file named `fileName` (`<id>.enc`), or null for an unknown or malformed name. */
   readMedia(fileName: string): Promise<Buffer | null> {
     return this.media.read(fileName);
+  }
+
+  /** The profile of the account at `jid` (any spelling of it), from its live session or the stored one. */
+  async profileOf(jid: string): Promise<ProfileInfo | null> {
+    const address = parseUserAddress(jid);
+    if (address === null) return null;
+    const forms = accountForms(address);
+    let session: SandboxSession | null = null;
+    for (const connector of this.live.values()) {
+      const own = connector.session();
+      if (own && forms.includes(own.ownerJid)) session = own;
+    }
+    if (!session) {
+      const instance = forms.map((form) => this.deps.lookup.byOwnerJid(form)).find((found) => found !== undefined);
+      if (instance) session = readSession(await this.deps.host.loadSession(instance.id));
+    }
+    if (!session) return null;
+    return {
+      name: session.profileName,
+      picture: null,
+      status: { status: session.profileStatus ?? null, setAt: session.statusSetAt ?? null },
+      isBusiness: false,
+    };
   }
 
   /** The instance as a party on the network when its connector is live and linked here. */

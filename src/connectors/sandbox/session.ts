@@ -4,17 +4,25 @@ import { parseUserAddress } from './addresses.js';
 export interface SandboxSession {
   ownerJid: string;
   profileName: string;
+  /** The "about" text and when it was set (ISO date); absent until set through updateProfileStatus. */
+  profileStatus?: string;
+  statusSetAt?: string;
 }
 
 /** The stored session when it has the sandbox shape, else null (treated as not linked). */
 export function readSession(data: Record<string, unknown> | null): SandboxSession | null {
   if (!data) return null;
-  const { ownerJid, profileName } = data;
+  const { ownerJid, profileName, profileStatus, statusSetAt } = data;
   if (typeof ownerJid !== 'string' || parseUserAddress(ownerJid) !== ownerJid) return null;
   if (typeof profileName !== 'string') return null;
-  return { ownerJid, profileName };
+  return {
+    ownerJid,
+    profileName,
+    ...(typeof profileStatus === 'string' ? { profileStatus } : {}),
+    ...(typeof statusSetAt === 'string' ? { statusSetAt } : {}),
+  };
 }
 
 export function sessionData(session: SandboxSession): Record<string, unknown> {
-  return { ownerJid: session.ownerJid, profileName: session.profileName };
+  return { ...session };
 }

@@ -8,6 +8,7 @@ import {
   type MessagingModule,
   type PresenceModule,
   type PrivacyModule,
+  type ProfileModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
@@ -23,6 +24,7 @@ import { mediaKinds, uploadEncrypted } from './media.js';
 import type { WhatsAppWebConfig } from './options.js';
 import { relayOutbound } from './outbound.js';
 import { applyPrivacy } from './privacy.js';
+import { fetchPrivacy, profileModule } from './profile.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
@@ -198,7 +200,10 @@ export class WhatsAppWebConnector implements Connector {
     updatePrivacy: async (settings) => {
       await applyPrivacy(this.liveSocket(), settings);
     },
+    fetchPrivacy: () => fetchPrivacy(this.liveSocket()),
   };
+
+  readonly profile: ProfileModule = profileModule(() => this.liveSocket());
 
   // ---- lifecycle (always run inside the queue) ----
 

@@ -6,12 +6,13 @@ import {
   type MessagingModule,
   type PresenceModule,
   type PrivacyModule,
+  type ProfileModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState } from '../../core/instance.js';
 
 /** The loaded connector: WhatsApp Web has every capability module. */
-export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule; contacts: ContactsModule };
+export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule; contacts: ContactsModule; profile: ProfileModule };
 
 export class DeferredConnector implements Connector {
   private inner: WebConnector | null = null;
@@ -79,5 +80,17 @@ export class DeferredConnector implements Connector {
 
   readonly privacy: PrivacyModule = {
     updatePrivacy: (settings) => this.live().privacy.updatePrivacy(settings),
+    fetchPrivacy: async () => {
+      const privacy = this.live().privacy;
+      if (!privacy.fetchPrivacy) throw new TransientConnectorError('the WhatsApp connection cannot read privacy settings');
+      return privacy.fetchPrivacy();
+    },
+  };
+
+  readonly profile: ProfileModule = {
+    pictureUrl: (jid) => this.live().profile.pictureUrl(jid),
+    fetch: (jid) => this.live().profile.fetch(jid),
+    setName: (name) => this.live().profile.setName(name),
+    setStatus: (text) => this.live().profile.setStatus(text),
   };
 }

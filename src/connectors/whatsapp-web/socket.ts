@@ -34,6 +34,12 @@ export interface WaSocket {
   updateOnlinePrivacy(value: WAPrivacyOnlineValue): Promise<void>;
   updateLastSeenPrivacy(value: WAPrivacyValue): Promise<void>;
   updateGroupsAddPrivacy(value: WAPrivacyGroupAddValue): Promise<void>;
+  fetchPrivacySettings(force?: boolean): Promise<{ [setting: string]: string }>;
+  profilePictureUrl(jid: string, type?: 'preview' | 'image'): Promise<string | undefined>;
+  fetchStatus(...jids: string[]): Promise<{ id: string; [protocol: string]: unknown }[] | undefined>;
+  getBusinessProfile(jid: string): Promise<unknown>;
+  updateProfileName(name: string): Promise<void>;
+  updateProfileStatus(status: string): Promise<void>;
   waUploadToServer: WAMediaUploadFunction;
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;

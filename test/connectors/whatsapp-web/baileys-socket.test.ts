@@ -86,7 +86,7 @@ class FakeSocket implements WaSocket {
     this.record('readMessages', keys);
   }
   /** Accounts WhatsApp knows, by their own spelling (a Brazilian mobile without its ninth digit). */
-  readonly accounts = ['551188887777@s.whatsapp.net'];
+  readonly accounts = ['551188887777@s.whatsapp.net', '5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'];
   async onWhatsApp(...phoneNumber: string[]) {
     this.record('onWhatsApp', ...phoneNumber);
     return this.accounts.map((jid) => ({ jid, exists: true }));
@@ -108,6 +108,27 @@ class FakeSocket implements WaSocket {
   }
   async updateGroupsAddPrivacy(value: string) {
     this.record('updateGroupsAddPrivacy', value);
+  }
+  async fetchPrivacySettings(force?: boolean) {
+    this.record('fetchPrivacySettings', force);
+    return { readreceipts: 'all', profile: 'contacts', status: 'contacts', online: 'all', last: 'none', groupadd: 'all', calladd: 'all' };
+  }
+  async profilePictureUrl(jid: string, type?: string) {
+    this.record('profilePictureUrl', jid, type);
+    if (jid.startsWith('5511911110009')) throw boom('item-not-found', 404);
+    return `https://pps.whatsapp.net/v/${jid.split('@')[0]}.jpg`;
+  }
+  async fetchStatus(...jids: string[]) {
+    return jids.map((id) => ({ id, status: { status: 'Busy', setAt: new Date(1_700_000_000_000) } }));
+  }
+  async getBusinessProfile(jid: string) {
+    return jid.startsWith('5511911110002') ? { wid: jid, description: 'Shop' } : undefined;
+  }
+  async updateProfileName(name: string) {
+    this.record('updateProfileName', name);
+  }
+  async updateProfileStatus(status: string) {
+    this.record('updateProfileStatus', status);
   }
   waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
@@ -826,6 +847,25 @@ describe('sending (at the Baileys socket boundary)', () => {
     ]);
   });
 
+  it('profiles: pictures (null when refused), a profile as others see it, the own name and about', async () => {
+    const w = await connected();
+    const profile = w.connector.profile!;
+    expect(await profile.pictureUrl('5511911110001@s.whatsapp.net')).toBe('https://pps.whatsapp.net/v/5511911110001.jpg');
+    expect(await profile.pictureUrl('5511911110009@s.whatsapp.net')).toBeNull();
+    expect(await profile.fetch('5511911110002@s.whatsapp.net')).toEqual({
+      name: null,
+      picture: 'https://pps.whatsapp.net/v/5511911110002.jpg',
+      status: { status: 'Busy', setAt: new Date(1_700_000_000_000).toISOString() },
+      isBusiness: true,
+    });
+    expect(await profile.fetch('5511911110009@s.whatsapp.net')).toBeNull();
+    expect((await profile.fetch(`${OWNER}@s.whatsapp.net`))?.name).toBe('Front desk');
+    await profile.setName('Reception');
+    await profile.setStatus('Open 9-5');
+    expect(w.socket().of('updateProfileName')).toEqual([['Reception']]);
+    expect(w.socket().of('updateProfileStatus')).toEqual([['Open 9-5']]);
+  });
+
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
     const w = await connected();
     await w.connector.presence!.sendPresence(PN, 'composing');
@@ -858,6 +898,16 @@ describe('sending (at the Baileys socket boundary)', () => {
       ['updateGroupsAddPrivacy', 'contacts'],
     ]);
     await expect(w.connector.privacy!.updatePrivacy({ ...privacy, online: 'contacts' })).rejects.toThrow(/online must be one of/);
+
+    // Privacy as WhatsApp has it: the six settings of Baileys' answer.
+    expect(await w.connector.privacy!.fetchPrivacy!()).toEqual({
+      readreceipts: 'all',
+      profile: 'contacts',
+      status: 'contacts',
+      online: 'all',
+      last: 'none',
+      groupadd: 'all',
+    });
 
     // A group message's sender is remembered so its read receipt can be addressed.
     w.socket().emit('messages.upsert', { type: 'notify', messages: [recorded.imageInGroup as never] });

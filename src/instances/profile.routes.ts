@@ -1,0 +1,87 @@
+// Profile routes: profile pictures and profiles, the own name and "about", the privacy settings.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { pathInstance } from '../platform/http/auth.js';
+import { InstanceParams } from '../platform/http/schemas.js';
+import type { ProfileOperations } from './profile.js';
+
+const NumberBody = Type.Object({ number: Type.Optional(Type.String({ minLength: 1 })) });
+const NameBody = Type.Object({ name: Type.Optional(Type.String()) });
+const StatusBody = Type.Object({ status: Type.Optional(Type.String({ description: 'The "about" text' })) });
+
+const answer = (description: string) => ({ 200: Type.Object({}, { additionalProperties: true, description }) });
+const updated = answer('{update: "success"}');
+
+export interface ProfileRoutesOptions {
+  profiles: ProfileOperations;
+}
+
+export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = async (app, { profiles }) => {
+  app.post(
+    '/chat/fetchProfilePictureUrl/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['profile'],
+        summary: "An account's profile picture URL (null when there is none or it cannot be seen)",
+        params: InstanceParams,
+        body: NumberBody,
+        response: answer('{wuid, profilePictureUrl: string | null}'),
+      },
+    },
+    async (request) => profiles.pictureUrl(pathInstance(request), request.body.number),
+  );
+
+  app.post(
+    '/chat/fetchProfile/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['profile'],
+        summary: "An account's profile (the own one without number)",
+        params: InstanceParams,
+        body: Type.Optional(NumberBody),
+        response: answer('{wuid, name, numberExists: true, picture, status: {status, setAt}, isBusiness}'),
+      },
+    },
+    async (request) => profiles.fetch(pathInstance(request), request.body?.number),
+  );
+
+  app.post(
+    '/chat/updateProfileName/:instance',
+    {
+      config: { access: 'instance' },
+      schema: { tags: ['profile'], summary: "Change the own profile's name", params: InstanceParams, body: NameBody, response: updated },
+    },
+    async (request) => {
+      await profiles.setName(pathInstance(request), request.body.name);
+      return { update: 'success' };
+    },
+  );
+
+  app.post(
+    '/chat/updateProfileStatus/:instance',
+    {
+      config: { access: 'instance' },
+      schema: { tags: ['profile'], summary: 'Change the own "about" text', params: InstanceParams, body: StatusBody, response: updated },
+    },
+    async (request) => {
+      await profiles.setStatus(pathInstance(request), request.body.status);
+      return { update: 'success' };
+    },
+  );
+
+  app.get(
+    '/chat/fetchPrivacySettings/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['profile'],
+        summary: 'The privacy settings',
+        params: InstanceParams,
+        response: answer('{readreceipts, profile, status, online, last, groupadd}'),
+      },
+    },
+    async (request) => profiles.privacy(pathInstance(request)),
+  );
+};
