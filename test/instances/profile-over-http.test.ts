@@ -2,39 +2,15 @@
 // "about" (stored, kept across a restart, carried as pushName), privacy settings, and "Method not available".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
-import { uniqueName, uniqueNumber } from '../support/unique.js';
+import { uniqueName } from '../support/unique.js';
 import { waitFor } from '../support/wait.js';
+import { expect400 } from '../support/answers.js';
+import { sandboxParty as party, type Party } from '../support/sandbox-party.js';
 
 const targets = await storeTargets();
 
 // biome-ignore lint/suspicious/noExplicitAny: answers and event data are read field by field
 type Json = any;
-
-interface Party {
-  name: string;
-  number: string;
-  owner: string;
-}
-
-async function party(t: TestApp, rx: Receiver, prefix: string, profileName?: string): Promise<Party> {
-  const name = uniqueName(prefix);
-  const number = uniqueNumber('4915');
-  const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX', qrcode: true } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const scan = await t.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number, ...(profileName ? { profileName } : {}) } });
-  expect(scan.status, JSON.stringify(scan.body)).toBe(200);
-  const hook = await t.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url: rx.url, events: [] } } });
-  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-  return { name, number, owner: scan.body.instance.owner };
-}
-
-function expect400(res: { status: number; body: Json }, message: string | RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toMatchObject({ status: 400, error: 'Bad Request' });
-  const messages: string[] = res.body.response.message;
-  if (typeof message === 'string') expect(messages).toContain(message);
-  else expect(messages.join(' | ')).toMatch(message);
-}
 
 async function listed(t: TestApp, name: string): Promise<Json> {
   const res = await t.api('GET', `instance/fetchInstances?instanceName=${name}`);

@@ -3,36 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentToJson, inboundContent, jsonToContent } from '../../src/connectors/whatsapp-web/content.js';
 import { contactContent, locationContent, reactionContent } from '../../src/messages/compose.js';
-import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
-import { uniqueName, uniqueNumber } from '../support/unique.js';
+import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
+import { uniqueName } from '../support/unique.js';
+import { expect400 } from '../support/answers.js';
+import { sandboxParty as party, type Party } from '../support/sandbox-party.js';
 
 const targets = await storeTargets();
 
 // biome-ignore lint/suspicious/noExplicitAny: answers and event data are read field by field
 type Json = any;
-
-interface Party {
-  name: string;
-  number: string;
-  owner: string;
-}
-
-async function party(t: TestApp, rx: Receiver, prefix: string): Promise<Party> {
-  const name = uniqueName(prefix);
-  const number = uniqueNumber('4915');
-  const linked = await linkedSandbox(t, name, number);
-  const hook = await t.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url: rx.url, events: [] } } });
-  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-  return { name, number, owner: linked.owner };
-}
-
-function expect400(res: { status: number; body: Json }, message: string | RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toMatchObject({ status: 400, error: 'Bad Request' });
-  const messages: string[] = res.body.response.message;
-  if (typeof message === 'string') expect(messages).toContain(message);
-  else expect(messages.join(' | ')).toMatch(message);
-}
 
 async function upsertOn(rx: Receiver, instance: string, keyId: string): Promise<Json> {
   await rx.waitFor(() => rx.of('messages.upsert', instance).some((e) => e.body.data?.key?.id === keyId), 10_000);

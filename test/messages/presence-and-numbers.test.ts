@@ -4,19 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkedSandbox, startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
 import { uniqueName, uniqueNumber } from '../support/unique.js';
+import { expect400 } from '../support/answers.js';
 
 const targets = await storeTargets();
-
-// biome-ignore lint/suspicious/noExplicitAny: answers and event data are read field by field
-type Json = any;
-
-function expect400(res: { status: number; body: Json }, message: string | RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toMatchObject({ status: 400, error: 'Bad Request' });
-  const messages: string[] = res.body.response.message;
-  if (typeof message === 'string') expect(messages).toContain(message);
-  else expect(messages.join(' | ')).toMatch(message);
-}
 
 describe.each(targets)('setPresence and whatsappNumbers over HTTP on $name', (target) => {
   describe.skipIf(!target.available)(`sandbox (${target.name})`, () => {

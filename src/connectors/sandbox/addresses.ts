@@ -1,4 +1,5 @@
 // Phone numbers and user addresses on the sandbox network: parsing, validation and the address form.
+import { otherSpellings } from '../../messages/number-spellings.js';
 
 /** The server part of a user address, as WhatsApp writes it. */
 const USER_SERVER = 's.whatsapp.net';
@@ -33,12 +34,10 @@ export function parseUserAddress(value: string): string | null {
 }
 
 /**
- * The other spellings WhatsApp treats as the same account: Brazilian mobiles with and without the ninth digit,
- * Mexican numbers with and without the `1`, Argentinian ones with and without the `9` after the country code.
- * Senders' numbers are normalised to the short form (as Evolution does), so the network must find an account
- * linked with the long form too, and the other way round.
+ * The address and every other spelling of the same account (`otherSpellings`). Senders' numbers are normalised to the
+ * short form (as Evolution does), so the network must find an account linked with the long form too, and the other
+ * way round.
  */
-/** The address and every other spelling of the same account. */
 export function accountForms(address: string): string[] {
   return [address, ...sameAccountForms(address)];
 }
@@ -46,15 +45,5 @@ export function accountForms(address: string): string[] {
 function sameAccountForms(address: string): string[] {
   const at = address.indexOf('@');
   if (at === -1 || address.slice(at + 1) !== USER_SERVER) return [];
-  const digits = address.slice(0, at);
-  const forms: string[] = [];
-  if (digits.startsWith('55')) {
-    if (digits.length === 13 && digits[4] === '9') forms.push(digits.slice(0, 4) + digits.slice(5));
-    if (digits.length === 12) forms.push(`${digits.slice(0, 4)}9${digits.slice(4)}`);
-  } else if (digits.startsWith('52') || digits.startsWith('54')) {
-    const extra = digits.startsWith('52') ? '1' : '9';
-    if (digits.length === 13 && digits[2] === extra) forms.push(digits.slice(0, 2) + digits.slice(3));
-    if (digits.length === 12) forms.push(`${digits.slice(0, 2)}${extra}${digits.slice(2)}`);
-  }
-  return forms.map(userJid);
+  return otherSpellings(address.slice(0, at)).map(userJid);
 }

@@ -1,5 +1,6 @@
 // Which numbers have a WhatsApp account: Baileys' existence query, its answers matched back to the numbers asked.
 import type { NumberCheck } from '../../core/connector.js';
+import { otherSpellings } from '../../messages/number-spellings.js';
 import { isLid, isPhoneJid } from './jids.js';
 
 export interface ContactsSocket {
@@ -9,16 +10,7 @@ export interface ContactsSocket {
 /** The digits of a phone address and its other spellings (Brazil's ninth digit, Mexico's `1`, Argentina's `9`). */
 function spellings(jid: string): string[] {
   const digits = jid.split('@')[0] ?? '';
-  const forms = [digits];
-  if (digits.startsWith('55')) {
-    if (digits.length === 13 && digits[4] === '9') forms.push(digits.slice(0, 4) + digits.slice(5));
-    if (digits.length === 12) forms.push(`${digits.slice(0, 4)}9${digits.slice(4)}`);
-  } else if (digits.startsWith('52') || digits.startsWith('54')) {
-    const extra = digits.startsWith('52') ? '1' : '9';
-    if (digits.length === 13 && digits[2] === extra) forms.push(digits.slice(0, 2) + digits.slice(3));
-    if (digits.length === 12) forms.push(`${digits.slice(0, 2)}${extra}${digits.slice(2)}`);
-  }
-  return forms;
+  return [digits, ...otherSpellings(digits)];
 }
 
 /**
