@@ -1,7 +1,8 @@
 // Send routes: text, media, sticker, list, poll, status, location, contact and reaction; each answers 201 with the PENDING record at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+import type { Instance } from '../core/instance.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { InstanceParams } from '../platform/http/schemas.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
@@ -35,40 +36,23 @@ function present(reply: FastifyReply, result: { message: unknown; replayed: bool
   return reply.status(201).send(result.message);
 }
 
+/** One send use case of OutgoingMessages, as a route calls it. */
+type SendUseCase<Body extends TSchema> = (instance: Instance, body: Static<Body>, request: SendRequest) => Promise<{ message: unknown; replayed: boolean }>;
+
 export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (app, { outgoing }) => {
-  app.post('/message/sendText/:instance', route('Send a text message', TextBody), async (request, reply) =>
-    present(reply, await outgoing.text(pathInstance(request), request.body, sendRequest(request))),
-  );
+  /** `POST /message/<name>/:instance`: parse, call the use case, answer 201 with the record. */
+  const sendRoute = <Body extends TSchema>(name: string, summary: string, body: Body, useCase: SendUseCase<Body>) =>
+    app.post(`/message/${name}/:instance`, route(summary, body), async (request, reply) =>
+      present(reply, await useCase(pathInstance(request), request.body as Static<Body>, sendRequest(request))),
+    );
 
-  app.post('/message/sendMedia/:instance', route('Send an image, video, audio file or document', MediaBody), async (request, reply) =>
-    present(reply, await outgoing.media(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendSticker/:instance', route('Send a sticker (converted to WebP)', StickerBody), async (request, reply) =>
-    present(reply, await outgoing.sticker(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendPoll/:instance', route('Send a poll', PollBody), async (request, reply) =>
-    present(reply, await outgoing.poll(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendList/:instance', route('Send a list (delivered as a single-choice poll, which every phone shows)', ListBody), async (request, reply) =>
-    present(reply, await outgoing.list(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendLocation/:instance', route('Send a location', LocationBody), async (request, reply) =>
-    present(reply, await outgoing.location(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendContact/:instance', route('Send one or more contact cards (vCards)', ContactBody), async (request, reply) =>
-    present(reply, await outgoing.contact(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendReaction/:instance', route('React to a message with an emoji (an empty reaction removes it)', ReactionBody), async (request, reply) =>
-    present(reply, await outgoing.reaction(pathInstance(request), request.body, sendRequest(request))),
-  );
-
-  app.post('/message/sendStatus/:instance', route('Post a status (story)', StatusBody), async (request, reply) =>
-    present(reply, await outgoing.status(pathInstance(request), request.body, sendRequest(request))),
-  );
+  sendRoute('sendText', 'Send a text message', TextBody, (i, b, r) => outgoing.text(i, b, r));
+  sendRoute('sendMedia', 'Send an image, video, audio file or document', MediaBody, (i, b, r) => outgoing.media(i, b, r));
+  sendRoute('sendSticker', 'Send a sticker (converted to WebP)', StickerBody, (i, b, r) => outgoing.sticker(i, b, r));
+  sendRoute('sendPoll', 'Send a poll', PollBody, (i, b, r) => outgoing.poll(i, b, r));
+  sendRoute('sendList', 'Send a list (delivered as a single-choice poll, which every phone shows)', ListBody, (i, b, r) => outgoing.list(i, b, r));
+  sendRoute('sendLocation', 'Send a location', LocationBody, (i, b, r) => outgoing.location(i, b, r));
+  sendRoute('sendContact', 'Send one or more contact cards (vCards)', ContactBody, (i, b, r) => outgoing.contact(i, b, r));
+  sendRoute('sendReaction', 'React to a message with an emoji (an empty reaction removes it)', ReactionBody, (i, b, r) => outgoing.reaction(i, b, r));
+  sendRoute('sendStatus', 'Post a status (story)', StatusBody, (i, b, r) => outgoing.status(i, b, r));
 };
