@@ -33,6 +33,7 @@ import { createEventSinks } from './sinks/list.js';
 import type { WebsocketSink } from './sinks/websocket/sink.js';
 import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { OutgoingMessages } from './messages/outgoing.js';
+import { Ffmpeg } from './media/ffmpeg.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
 
@@ -58,6 +59,8 @@ export interface Services {
   sends: SendService;
   /** The send use cases behind the send routes. */
   outgoing: OutgoingMessages;
+  /** Media conversions in a child process (voice notes, round videos), a bounded number at once. */
+  ffmpeg: Ffmpeg;
   /** Privacy, presence and read receipts through the live connection. */
   chats: ChatOperations;
   /** Profiles, the own name and "about", and reading privacy settings. */
@@ -156,12 +159,14 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
+  const ffmpeg = new Ffmpeg({ path: config.ffmpegPath, concurrency: config.mediaConvertConcurrency, timeoutMs: config.mediaConvertTimeoutMs });
   const outgoing = new OutgoingMessages({
     db: store.db,
     sends,
     connectorOf,
     kinds,
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    ffmpeg,
   });
   const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
   const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
@@ -183,6 +188,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     workers,
     sends,
     outgoing,
+    ffmpeg,
     chats,
     profiles,
     webhooks,

@@ -23,7 +23,7 @@ export interface VoiceNoteOptions {
 }
 
 /** WhatsApp's voice-note format. */
-export const voiceNoteMimetype = 'audio/ogg; codecs=opus';
+const voiceNoteMimetype = 'audio/ogg; codecs=opus';
 const waveformBars = 64;
 /** Sample rate of the mono PCM the length and waveform are read from: enough for 64 bars, small for long notes. */
 const analysisRate = 4000;
@@ -36,6 +36,9 @@ export async function prepareVoiceNote(ffmpeg: Ffmpeg, input: Buffer, options: V
   // Audio, or a container that may carry a sound track (WebM and MP4 sniff as video).
   if (!detected || (topLevelType(detected) !== 'audio' && topLevelType(detected) !== 'video')) {
     throw invalidInput(`${field} is not an audio file (${detected ? `detected ${detected}` : 'its type could not be recognised'})`);
+  }
+  if (!options.convert && topLevelType(detected) !== 'audio') {
+    throw invalidInput(`${field} is not an audio file (detected ${detected}); send it with encoding true to take its sound track`);
   }
   const analysis = ['-map', '0:a:0', '-ac', '1', '-ar', String(analysisRate), '-f', 's16le', '-c:a', 'pcm_s16le'];
   const opus = ['-map', '0:a:0', '-map_metadata', '-1', '-ac', '1', '-ar', '48000', '-c:a', 'libopus', '-b:a', '64k', '-application', 'voip', '-f', 'ogg'];
@@ -88,7 +91,7 @@ function pcmSamples(pcm: Buffer): Int16Array {
  * 64 bars as WhatsApp clients (and Baileys) draw them: the mean loudness of each 64th of the note, scaled so the
  * loudest bar is 100. Silence is all zeros.
  */
-export function waveformOf(samples: Int16Array): Buffer {
+function waveformOf(samples: Int16Array): Buffer {
   const bars = new Float64Array(waveformBars);
   for (let bar = 0; bar < waveformBars; bar++) {
     const start = Math.floor((bar * samples.length) / waveformBars);
@@ -98,5 +101,5 @@ export function waveformOf(samples: Int16Array): Buffer {
     bars[bar] = sum / (end - start);
   }
   const loudest = Math.max(...bars);
-  return Buffer.from(Array.from(bars, (value) => (loudest > 0 ? Math.floor((100 * value) / loudest) : 0)));
+  return Buffer.from(Array.from(bars, (value) => (loudest > 0 ? Math.round((100 * value) / loudest) : 0)));
 }

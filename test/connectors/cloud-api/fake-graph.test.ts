@@ -234,12 +234,13 @@ class FakeGraph {
           image: ['id', 'link', 'caption'],
           video: ['id', 'link', 'caption'],
           document: ['id', 'link', 'caption', 'filename'],
-          audio: ['id', 'link'],
+          audio: ['id', 'link', 'voice'],
           sticker: ['id', 'link'],
         }[type];
         if (only(allowed)) return `Unexpected key in ${type}: ${only(allowed)}`;
         if ((part.id === undefined) === (part.link === undefined)) return `${type} needs exactly one of id and link`;
         if (part.id !== undefined && !this.uploads.has(part.id)) return `${type}.id ${part.id} is not an uploaded media id`;
+        if (part.voice !== undefined && typeof part.voice !== 'boolean') return 'audio.voice must be a boolean';
         return null;
       }
       case 'interactive': {
