@@ -143,6 +143,13 @@ export class Ffmpeg {
         clearTimeout(timer);
         reject(new FfmpegMissing(`ffmpeg could not be started (${binary}): ${error.message}; check FFMPEG_PATH`));
       });
+      // A killed run ends at its exit: a child of its own (a wrapper script's) may hold the pipes open longer.
+      child.on('exit', () => {
+        if (!failure) return;
+        clearTimeout(timer);
+        for (const stream of child.stdio) stream?.destroy();
+        reject(new FfmpegFailed(failure.reason, stderr, failure.message));
+      });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         if (failure) return reject(new FfmpegFailed(failure.reason, stderr, failure.message));
