@@ -32,8 +32,12 @@ export interface QrState {
 export interface InboundMessage {
   keyId: string;
   remoteJid: string;
+  /** The chat's other address: its @lid one when `remoteJid` is the phone address, or the reverse; when known. */
+  remoteJidAlt?: string | null;
   fromMe: boolean;
   participant?: string | null;
+  /** The sender's other address in a group (@lid or phone), when known. */
+  participantAlt?: string | null;
   pushName: string | null;
   messageType: string;
   content: Record<string, unknown>;
@@ -112,6 +116,11 @@ export interface NumberCheck {
 export interface ContactsModule {
   /** One answer per address, in the order given; `numbers[i]` is echoed as the answer's `number`. */
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
+  /**
+   * The other address of a person, from what the connector already knows (no round trip): the phone address of an
+   * @lid one, or the @lid address of a phone one; null when unknown.
+   */
+  alternateAddress?(jid: string): string | null;
 }
 
 /** The account's privacy settings. */

@@ -179,7 +179,8 @@ export class OutgoingMessages {
         const built = await build();
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
         connector.messaging.check?.(built);
-        return built;
+        const alternate = connector.contacts?.alternateAddress?.(built.remoteJid);
+        return alternate ? { ...built, remoteJidAlt: alternate } : built;
       },
     );
   }

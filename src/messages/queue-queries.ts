@@ -16,6 +16,7 @@ export async function pendingSendsOfChat(db: Db, instanceId: string, chat: strin
       'm.id as m_id',
       'm.key_id as m_key_id',
       'm.remote_jid as m_remote_jid',
+      'm.remote_jid_alt as m_remote_jid_alt',
       'm.from_me as m_from_me',
       'm.participant as m_participant',
       'm.push_name as m_push_name',

@@ -23,7 +23,12 @@ const commonSendFields = {
 
 export const MessageResult = Type.Object(
   {
-    key: Type.Object({ remoteJid: Type.String(), fromMe: Type.Boolean(), id: Type.String() }),
+    key: Type.Object({
+      remoteJid: Type.String(),
+      fromMe: Type.Boolean(),
+      id: Type.String(),
+      remoteJidAlt: Type.Optional(Type.String({ description: "The recipient's other address (its @lid one for a phone one, or the reverse), when known" })),
+    }),
     message: Type.Object({}, { additionalProperties: true }),
     messageTimestamp: Type.String(),
     status: Type.String(),

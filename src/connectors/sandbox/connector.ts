@@ -38,6 +38,7 @@ export interface NetworkSide {
   sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void>;
   setOwnPresence(sender: LinkedParty, presence: OwnPresence): Promise<void>;
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
+  alternateAddress(jid: string): string | null;
   uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
   /** The profile of the sandbox account at `jid` as others see it, or null when no sandbox instance holds it. */
   profileOf(jid: string): Promise<ProfileInfo | null>;
@@ -153,6 +154,7 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
       return this.network.onWhatsApp(requests);
     },
+    alternateAddress: (jid) => this.network.alternateAddress(jid),
   };
 
   readonly privacy: PrivacyModule = {

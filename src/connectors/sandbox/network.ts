@@ -73,6 +73,7 @@ export class SandboxNetwork {
       sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
       setOwnPresence: (sender, presence) => this.router.setOwnPresence(sender, presence, this.linkedParties()),
       onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
+      alternateAddress: (jid) => this.router.alternateAddress(jid),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
       profileOf: (jid) => this.profileOf(jid),
     };

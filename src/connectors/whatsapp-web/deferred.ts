@@ -76,6 +76,7 @@ export class DeferredConnector implements Connector {
 
   readonly contacts: ContactsModule = {
     onWhatsApp: (requests) => this.live().contacts.onWhatsApp(requests),
+    alternateAddress: (jid) => this.inner?.contacts.alternateAddress?.(jid) ?? null,
   };
 
   readonly privacy: PrivacyModule = {

@@ -2,7 +2,7 @@
 import type { ProfileInfo, ProfileModule } from '../../core/connector.js';
 import type { privacyValues, PrivacySettings } from '../../core/instance.js';
 import type { WaSocket } from './socket.js';
-import { checkNumbers } from './contacts.js';
+import { checkNumbers, noKnownAddresses } from './contacts.js';
 
 /** A picture that cannot be had (none, privacy, not on WhatsApp) is null, never an error. */
 async function pictureOf(socket: WaSocket, jid: string): Promise<string | null> {
@@ -34,7 +34,7 @@ export function profileModule(socket: () => WaSocket): ProfileModule {
       const own = live.user?.id.replace(/:\d+(?=@)/, '');
       if (jid !== own && !jid.endsWith('@g.us')) {
         // An account WhatsApp does not know has no profile (WhatsApp answers by its own spelling of the number).
-        const [found] = await checkNumbers(live, async () => null, [{ number: jid, jid }]);
+        const [found] = await checkNumbers(live, noKnownAddresses, [{ number: jid, jid }]);
         if (!found?.exists) return null;
       }
       const [picture, status, business] = await Promise.all([pictureOf(live, jid), statusOf(live, jid), live.getBusinessProfile(jid).catch(() => undefined)]);

@@ -264,6 +264,14 @@ const outboxBrokerWants: Migration = {
   },
 };
 
+/** Both addresses of a chat and of a group sender: the phone one and the @lid one (WhatsApp's privacy addresses). */
+const alternateAddresses: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('messages').addColumn('remote_jid_alt', 'text').execute();
+    await db.schema.alterTable('messages').addColumn('participant_alt', 'text').execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -276,6 +284,7 @@ class ListProvider implements MigrationProvider {
       '0006_pending_deliveries_index': pendingDeliveries(this.dialect),
       '0007_room_for_status_updates': roomForStatusUpdates(this.dialect),
       '0008_outbox_broker_wants': outboxBrokerWants,
+      '0014_alternate_addresses': alternateAddresses,
     };
   }
 }

@@ -43,8 +43,12 @@ export interface MessagesTable {
   instance_id: string;
   key_id: string;
   remote_jid: string;
+  /** The chat's other address (@lid or phone) when known; null before migration 0014. */
+  remote_jid_alt: string | null;
   from_me: number;
   participant: string | null;
+  /** The group sender's other address (@lid or phone) when known. */
+  participant_alt: string | null;
   push_name: string | null;
   message_type: string;
   content: string;

@@ -87,9 +87,11 @@ class FakeSocket implements WaSocket {
   }
   /** Accounts WhatsApp knows, by their own spelling (a Brazilian mobile without its ninth digit). */
   readonly accounts = ['551188887777@s.whatsapp.net', '5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'];
+  /** The @lid addresses WhatsApp answers beside accounts' phone ones (Baileys 7's `lid` field), by phone address. */
+  readonly accountLids = new Map<string, string>();
   async onWhatsApp(...phoneNumber: string[]) {
     this.record('onWhatsApp', ...phoneNumber);
-    return this.accounts.map((jid) => ({ jid, exists: true }));
+    return this.accounts.map((jid) => ({ jid, exists: true, ...(this.accountLids.has(jid) ? { lid: this.accountLids.get(jid) } : {}) }));
   }
   async updateReadReceiptsPrivacy(value: string) {
     this.record('updateReadReceiptsPrivacy', value);
@@ -325,8 +327,10 @@ describe('incoming messages (messages.upsert)', () => {
       {
         keyId: '3EB0C431C26A1916E07A',
         remoteJid: PN,
+        remoteJidAlt: LID,
         fromMe: false,
         participant: null,
+        participantAlt: null,
         pushName: 'Maria',
         messageType: 'conversation',
         content: {
@@ -342,7 +346,8 @@ describe('incoming messages (messages.upsert)', () => {
     ]);
     // Stored by the real runtime and announced as MESSAGES_UPSERT.
     const row = await w.store.db.selectFrom('outbox').select(['event', 'body']).where('event', '=', 'MESSAGES_UPSERT').executeTakeFirst();
-    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
+    // Both addresses of the chat: the phone one, and the @lid one it came from beside it.
+    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, remoteJidAlt: LID, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
   });
 
   it('reports group media with the sender as participant (phone address), Long numbers as strings', async () => {
@@ -511,11 +516,12 @@ describe('history, updates, receipts, edits and deletions', () => {
 
     expect(w.host.events('MESSAGES_DELETE')).toEqual([
       { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' },
-      { remoteJid: PN, fromMe: true, id: '3EB0DELETEDFORME0001' },
+      // The phone address carries the @lid one once known (here from the first deletion's key).
+      { remoteJid: PN, remoteJidAlt: LID, fromMe: true, id: '3EB0DELETEDFORME0001' },
     ]);
     expect(w.host.events('MESSAGES_EDITED')).toEqual([
       {
-        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN },
+        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN, participantAlt: LID },
         type: 14,
         editedMessage: { conversation: 'fixed typo' },
         timestampMs: '1735690300000',
@@ -845,6 +851,15 @@ describe('sending (at the Baileys socket boundary)', () => {
       { exists: false, jid: '5511977770000@s.whatsapp.net', number: '+55 11 97777-0000' },
       { exists: true, jid: '5511922221111@s.whatsapp.net', number: '555000111222333@lid', lid: '555000111222333@lid' },
     ]);
+    // An @lid address the connector learnt is the other address of its phone one, and the reverse (no round trip).
+    expect(w.connector.contacts!.alternateAddress!('555000111222333@lid')).toBe('5511922221111@s.whatsapp.net');
+    expect(w.connector.contacts!.alternateAddress!('5511922221111@s.whatsapp.net')).toBe('555000111222333@lid');
+    expect(w.connector.contacts!.alternateAddress!('5511900000000@s.whatsapp.net')).toBeNull();
+    // Baileys 7 answers an account's @lid address beside its phone one: the answer carries both.
+    w.socket().accountLids.set('551188887777@s.whatsapp.net', '777000111222333@lid');
+    const withLid = await w.connector.contacts!.onWhatsApp([{ number: '5511988887777', jid: '5511988887777@s.whatsapp.net' }]);
+    expect(withLid).toEqual([{ exists: true, jid: '551188887777@s.whatsapp.net', number: '5511988887777', lid: '777000111222333@lid' }]);
+    expect(w.connector.contacts!.alternateAddress!('777000111222333@lid')).toBe('551188887777@s.whatsapp.net');
   });
 
   it('profiles: pictures (null when refused), a profile as others see it, the own name and about', async () => {
