@@ -104,3 +104,8 @@ export async function hasSentTo(db: Db, instanceId: string, chat: string): Promi
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Whether the send is still queued (not taken off meanwhile: expired by the sweep, its instance deleted). */
+export async function isQueued(db: Db, seq: number): Promise<boolean> {
+  return (await db.selectFrom('send_queue').select('seq').where('seq', '=', seq).executeTakeFirst()) !== undefined;
+}

@@ -7,7 +7,7 @@ import { TransientConnectorError, type Connector } from '../core/connector.js';
 import type { Instance } from '../core/instance.js';
 import type { QueuePayload } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
-import { scheduleRetry, type QueueRow } from './queue-queries.js';
+import { isQueued, scheduleRetry, type QueueRow } from './queue-queries.js';
 import { outboundOf, payloadOf, storedMessageOf } from './queued-sends.js';
 import { sendAfterTyping, sendInOrder } from './connector-handoff.js';
 import type { AttemptRecords } from './attempt-records.js';
@@ -88,6 +88,8 @@ export class SendAttempts {
     if (!passage) return false;
     try {
       if (connector.state() !== 'open') return false;
+      // A long wait: the expiry sweep may have taken the send off the queue meanwhile (it is ERROR then, not sent).
+      if (!(await isQueued(this.deps.db, row.seq))) return true;
       this.deps.onPacingWait?.(instance, passage.waitedMs);
       return await this.attempt(instance, connector, row, signal, passage.waitedMs);
     } finally {

@@ -155,4 +155,46 @@ describe.each(targets)('paced sends over HTTP on $name', (target) => {
       expect(announced(a).every((d) => !('pacingWaitMs' in d))).toBe(true);
     });
   });
+
+  describe.skipIf(!target.available)(`PACING_* defaults (${target.name})`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    let clock: ManualClock;
+    beforeAll(async () => {
+      clock = new ManualClock();
+      const env = { PACING_ENABLED: 'true', PACING_MAX_PER_MINUTE: '1', PACING_MIN_GAP_MS: '0', PACING_MAX_GAP_MS: '0', PACING_NEW_CHAT_DELAY_MS: '0' };
+      t = await startApp(target, env, undefined, undefined, { pacingClock: clock });
+      rx = await startReceiver();
+    });
+    afterAll(async () => {
+      await t?.close();
+      await rx?.close();
+    });
+
+    const texts = (from: Party, to: Party) =>
+      rx
+        .of('messages.upsert', to.name)
+        .filter((e) => e.body.data.key.remoteJid === from.owner)
+        .map((e) => e.body.data.message.conversation as string);
+
+    it('paces an instance that set nothing by the defaults; one that switched pacing off sends at once', async () => {
+      const to = await party(t, rx, 'pace-d-to');
+      const byDefault = await party(t, rx, 'pace-d');
+      const optedOut = await party(t, rx, 'pace-d-off');
+      expect((await t.api('POST', `settings/set/${optedOut.name}`, { body: { pacing: { enabled: false } } })).status).toBe(201);
+      for (const from of [byDefault, optedOut]) {
+        for (const text of ['one', 'two']) {
+          const res = await t.api('POST', `message/sendText/${from.name}`, { body: { number: to.number, text } });
+          expect(res.status, JSON.stringify(res.body)).toBe(201);
+        }
+      }
+      await waitFor(() => texts(optedOut, to).length === 2 && texts(byDefault, to).length === 1, 5000, { what: 'the unheld messages' });
+      await waitFor(() => clock.sleeping === 1, 5000, { what: 'the held message waiting on the clock' });
+      await sleep(100);
+      expect(texts(byDefault, to)).toEqual(['one']);
+      clock.advance(60_000);
+      await waitFor(() => texts(byDefault, to).length === 2, 5000, { what: 'the held message' });
+      expect(texts(byDefault, to)).toEqual(['one', 'two']);
+    });
+  });
 });
