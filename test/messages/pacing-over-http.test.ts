@@ -155,8 +155,10 @@ describe.each(targets)('paced sends over HTTP on $name', (target) => {
       expect(announced(a).every((d) => !('pacingWaitMs' in d))).toBe(true);
     });
   });
+});
 
-  describe.skipIf(!target.available)(`PACING_* defaults (${target.name})`, () => {
+describe.each(targets)('PACING_* defaults over HTTP on $name', (target) => {
+  describe.skipIf(!target.available)(`sandbox (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
     let clock: ManualClock;
