@@ -35,6 +35,8 @@ import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { OutgoingMessages } from './messages/outgoing.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
+import type { Pacing } from './core/pacing.js';
+import type { PacingClock } from './messages/pacing-gate.js';
 
 export interface Services {
   config: Config;
@@ -85,12 +87,33 @@ export interface ServiceOptions {
   secretsKey: Buffer;
   /** The connector kinds to register (default: the four of src/connectors/kinds.ts); a test may add one. */
   kinds?: readonly KindEntry[];
+  /** The time the pacing gates read and wait on (the system's unless a test drives its own). */
+  pacingClock?: PacingClock;
+}
+
+/** The pacing of instances that set none of their own. */
+function defaultPacing(config: Config): Pacing {
+  return {
+    enabled: config.pacingEnabled,
+    maxPerMinute: config.pacingMaxPerMinute,
+    minGapMs: config.pacingMinGapMs,
+    maxGapMs: config.pacingMaxGapMs,
+    newChatDelayMs: config.pacingNewChatDelayMs,
+  };
 }
 
 /** The API counts as busy for this long after a request arrived. */
 const apiBusyWindowMs = 20;
 
-export function createServices({ config, logger, store, globalApiKey, secretsKey, kinds: kindEntries = connectorKinds }: ServiceOptions): Services {
+export function createServices({
+  config,
+  logger,
+  store,
+  globalApiKey,
+  secretsKey,
+  kinds: kindEntries = connectorKinds,
+  pacingClock,
+}: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
   const registry = new InstanceRegistry(store.db, box);
   const sinks = new SinkConfigs(store.db);
@@ -113,11 +136,15 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
   const outcomes = new SendOutcomes();
+  const pacingDefaults = defaultPacing(config);
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
     priority,
     outcomes,
     onOutcome: (instance, result) => metrics.sendOutcome(instance.name, result),
+    onPacingWait: (instance, waitedMs) => metrics.pacingWait(instance.name, waitedMs),
+    pacingDefaults,
+    ...(pacingClock ? { pacingClock } : {}),
     db: store.db,
     config,
     logger,
@@ -154,7 +181,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey });
+  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
   const outgoing = new OutgoingMessages({
     db: store.db,

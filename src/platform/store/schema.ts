@@ -27,6 +27,12 @@ export interface InstancesTable {
   disconnected_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The instance's own pacing (null: the default); booleans as 0 or 1. */
+  pacing_enabled: number | null;
+  pacing_max_per_minute: number | null;
+  pacing_min_gap_ms: number | null;
+  pacing_max_gap_ms: number | null;
+  pacing_new_chat_delay_ms: number | null;
 }
 
 interface EventSinksTable {
