@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proto, type BaileysEventMap, type UserFacingSocketConfig, type WAMediaUploadFunction, type WAMessageKey } from 'baileys';
 import { loadConfig } from '../../../src/platform/config.js';
@@ -16,6 +17,7 @@ import { defaultSettings, type Instance, type PrivacySettings, type Settings } f
 import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
+import { buttonsContent, imageHeader } from '../../../src/messages/buttons.js';
 import { encryptMedia } from '../../../src/media/crypto.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../../../src/connectors/whatsapp-web/index.js';
 import { encryptWithKey } from '../../../src/media/crypto.js';
@@ -806,6 +808,31 @@ describe('sending (at the Baileys socket boundary)', () => {
       contextInfo: { mentionedJid: ['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'] },
     });
     expect(chat.message.conversation).toBe('only a chat');
+  });
+
+  it('buttons: the view-once interactive message is relayed as is; a pending header image is uploaded; everyone mentioned in it', async () => {
+    const w = await connected();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer();
+    const prepared = await prepareMedia(png, 'image', {});
+    const header = imageHeader(mediaContent(prepared, { url: '', directPath: '' }, {}).content.imageMessage as Record<string, unknown>);
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-head', instance_id: w.instance.id, data: png, created_at: Date.now() }).execute();
+    const built = buttonsContent({ title: 'Menu', footer: 'Shop', buttons: [{ type: 'reply', displayText: 'Yes', id: 'y' }] }, { header });
+    await w.connector.messaging.send(outbound('3EB0BUTTONS000000001', GROUP, built, { mediaBlobId: 'blob-head', mentionsEveryOne: true }));
+    const [relayed] = w.socket().relayed;
+    expect(relayed.options).toEqual({ messageId: '3EB0BUTTONS000000001' });
+    const interactive = relayed.message.viewOnceMessage!.message!.interactiveMessage!;
+    expect(interactive.body?.text).toBe('*Menu*');
+    expect(interactive.footer?.text).toBe('Shop');
+    expect(interactive.nativeFlowMessage?.buttons).toEqual([
+      expect.objectContaining({ name: 'quick_reply', buttonParamsJson: JSON.stringify({ display_text: 'Yes', id: 'y' }) }),
+    ]);
+    expect(w.socket().uploads).toHaveLength(1);
+    expect(w.socket().uploads[0].mediaType).toBe('image');
+    expect(interactive.header?.imageMessage?.url).toBe('https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc');
+    expect(interactive.header?.hasMediaAttachment).toBe(true);
+    expect(interactive.contextInfo?.mentionedJid).toEqual(['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net']);
   });
 
   it('a closed socket or a connection failure is a TransientConnectorError; a refusal is not', async () => {
