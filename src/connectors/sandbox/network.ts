@@ -11,6 +11,7 @@ import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
 import { shapeInjected, type InjectInput } from './inject.js';
 import { SandboxMediaStore, type UploadedMedia } from './media-store.js';
+import { SandboxPictureStore } from './picture-store.js';
 import { qrColour, renderQr } from '../qr-image.js';
 import { SandboxRouter, type InstanceLookup, type LinkedParty } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
@@ -46,6 +47,7 @@ export class SandboxNetwork {
   private readonly live = new Map<string, SandboxConnector>();
   private readonly codes: LinkCodes;
   private readonly media: SandboxMediaStore;
+  private readonly pictures: SandboxPictureStore;
   private readonly router: SandboxRouter;
   private readonly side: NetworkSide;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
@@ -55,6 +57,7 @@ export class SandboxNetwork {
     const { config, host, lookup, logger } = deps;
     this.codes = new LinkCodes(deps.db);
     this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
+    this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
     this.router = new SandboxRouter({ host, lookup, logger, linked: (id) => this.live.get(id)?.linked() ?? null });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
@@ -75,6 +78,7 @@ export class SandboxNetwork {
       onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
       profileOf: (jid) => this.profileOf(jid),
+      pictures: this.pictures,
     };
   }
 
@@ -171,6 +175,11 @@ export class SandboxNetwork {
     return this.media.read(fileName);
   }
 
+  /** A profile picture file (`<id>.jpg`), or null for an unknown or malformed name. */
+  readPicture(fileName: string): Promise<Buffer | null> {
+    return this.pictures.read(fileName);
+  }
+
   /** The profile of the account at `jid` (any spelling of it), from its live session or the stored one. */
   async profileOf(jid: string): Promise<ProfileInfo | null> {
     const address = parseUserAddress(jid);
@@ -188,7 +197,7 @@ export class SandboxNetwork {
     if (!session) return null;
     return {
       name: session.profileName,
-      picture: null,
+      picture: session.pictureFile ? this.pictures.urlOf(session.pictureFile) : null,
       status: { status: session.profileStatus ?? null, setAt: session.statusSetAt ?? null },
       isBusiness: false,
     };

@@ -1,4 +1,4 @@
-// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, its media store.
+// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, its media store and profile pictures.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../../platform/http/auth.js';
@@ -59,6 +59,19 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
       if (instance.integration !== integration) throw invalidInput(`instance "${instance.name}" is not a ${integration} instance`);
       const injected = await sandbox.inject(instance.id, request.body as InjectInput);
       return reply.status(201).send(injected);
+    },
+  );
+
+  app.get(
+    '/sandbox/pictures/:file',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['sandbox'], summary: 'A profile picture of a sandbox account (JPEG)', params: Type.Object({ file: Type.String() }) },
+    },
+    async (request, reply) => {
+      const bytes = await sandbox.readPicture(request.params.file);
+      if (!bytes) throw notFound(`picture ${request.params.file} does not exist`);
+      return reply.type('image/jpeg').send(bytes);
     },
   );
 

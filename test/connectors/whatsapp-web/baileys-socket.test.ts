@@ -124,13 +124,27 @@ class FakeSocket implements WaSocket {
     return jids.map((id) => ({ id, status: { status: 'Busy', setAt: new Date(1_700_000_000_000) } }));
   }
   async getBusinessProfile(jid: string) {
-    return jid.startsWith('5511911110002') ? { wid: jid, description: 'Shop' } : undefined;
+    if (!jid.startsWith('5511911110002')) return undefined;
+    return {
+      wid: jid,
+      description: 'Shop',
+      website: ['https://shop.example'],
+      email: 'shop@example.com',
+      category: 'Retail',
+      business_hours: { timezone: 'America/Sao_Paulo', business_config: [{ day_of_week: 'mon', mode: 'open_24h' }] },
+    };
   }
   async updateProfileName(name: string) {
     this.record('updateProfileName', name);
   }
   async updateProfileStatus(status: string) {
     this.record('updateProfileStatus', status);
+  }
+  async updateProfilePicture(jid: string, content: unknown) {
+    this.record('updateProfilePicture', jid, content);
+  }
+  async removeProfilePicture(jid: string) {
+    this.record('removeProfilePicture', jid);
   }
   waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
@@ -891,6 +905,25 @@ describe('sending (at the Baileys socket boundary)', () => {
     await profile.setStatus('Open 9-5');
     expect(w.socket().of('updateProfileName')).toEqual([['Reception']]);
     expect(w.socket().of('updateProfileStatus')).toEqual([['Open 9-5']]);
+  });
+
+  it('profile pictures and business profiles: updateProfilePicture / removeProfilePicture on the own address, getBusinessProfile', async () => {
+    const w = await connected();
+    const profile = w.connector.profile!;
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    await profile.setPicture(jpeg);
+    await profile.removePicture();
+    expect(w.socket().of('updateProfilePicture')).toEqual([[`${OWNER}@s.whatsapp.net`, jpeg]]);
+    expect(w.socket().of('removeProfilePicture')).toEqual([[`${OWNER}@s.whatsapp.net`]]);
+    expect(await profile.businessProfile('5511911110002@s.whatsapp.net')).toEqual({
+      wid: '5511911110002@s.whatsapp.net',
+      description: 'Shop',
+      website: ['https://shop.example'],
+      email: 'shop@example.com',
+      category: 'Retail',
+      business_hours: { timezone: 'America/Sao_Paulo', business_config: [{ day_of_week: 'mon', mode: 'open_24h' }] },
+    });
+    expect(await profile.businessProfile('5511911110001@s.whatsapp.net')).toBeNull();
   });
 
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
