@@ -13,7 +13,7 @@ export async function profilePicture(bytes: Buffer, field: string): Promise<Buff
     throw invalidInput(`${field} must be an image (JPEG, PNG, WebP…)${found ? `; got ${found.mime}` : ''}`);
   }
   try {
-    return await sharp(bytes).autoOrient().resize(side, side, { fit: 'cover', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
+    return await sharp(bytes).autoOrient().resize(side, side, { fit: 'cover' }).jpeg({ quality: 85 }).toBuffer();
   } catch {
     throw invalidInput(`${field} could not be decoded as an image (detected ${found.mime}); it may be corrupt or truncated`);
   }

@@ -90,9 +90,12 @@ export class SandboxConnector implements Connector {
   }
 
   async logout(): Promise<void> {
+    const picture = readSession(await this.network.host.loadSession(this.instanceId))?.pictureFile;
     this.shutDown();
     this.network.detach(this);
     await this.network.host.saveSession(this.instanceId, null);
+    // The account is gone, and its picture with it.
+    if (picture) await this.network.pictures.remove(picture);
     await this.network.codes.removeAllOf(this.instanceId);
     this.logger.info('sandbox instance logged out');
     await this.network.host.loggedOut(this.instanceId);
