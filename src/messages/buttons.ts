@@ -2,9 +2,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { invalidInput } from '../core/errors.js';
 
-export type ButtonType = 'reply' | 'copy' | 'url' | 'call' | 'pix';
+type ButtonType = 'reply' | 'copy' | 'url' | 'call' | 'pix';
 
-export interface ButtonInput {
+interface ButtonInput {
   type: ButtonType;
   displayText?: string;
   id?: string;
