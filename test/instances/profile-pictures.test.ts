@@ -127,6 +127,18 @@ describe.each(targets)('profile pictures and business profiles over HTTP on $nam
       expect(unknown.body).toMatchObject({ isBusiness: false, exists: false, number: '4915999000111' });
     });
 
+    it('the OpenAPI document has the three routes with their request and answer schemas', async () => {
+      const doc = await t.api('GET', 'docs/json', { key: null });
+      expect(doc.status).toBe(200);
+      const business = doc.body.paths['/messenger/chat/fetchBusinessProfile/{instance}'].post;
+      expect(JSON.stringify(business.requestBody)).toContain('number');
+      expect(JSON.stringify(business.responses['200'])).toContain('isBusiness');
+      const update = doc.body.paths['/messenger/chat/updateProfilePicture/{instance}'].post;
+      expect(JSON.stringify(update.requestBody)).toContain('picture');
+      expect(JSON.stringify(update.responses['200'])).toContain('success');
+      expect(Object.keys(doc.body.paths['/messenger/chat/removeProfilePicture/{instance}'].delete.responses)).toContain('200');
+    });
+
     it('the picture routes need a linked instance', async () => {
       const name = uniqueName('pic-unlinked');
       expect((await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } })).status).toBe(201);

@@ -171,6 +171,15 @@ describe.each(targets)('sendButtons over HTTP on $name', (target) => {
       expect400(await send({ title: 'T', thumbnailUrl: 'not an image', buttons: [reply('a')] }), /thumbnailUrl/);
     });
 
+    it('the OpenAPI document has sendButtons with its request and answer schemas', async () => {
+      const doc = await t.api('GET', 'docs/json', { key: null });
+      expect(doc.status).toBe(200);
+      const route = doc.body.paths['/messenger/message/sendButtons/{instance}'].post;
+      const request = JSON.stringify(route.requestBody);
+      for (const field of ['title', 'thumbnailUrl', 'buttons', 'copyCode', 'phoneNumber', 'keyType', 'pix']) expect(request).toContain(field);
+      expect(Object.keys(route.responses)).toContain('201');
+    });
+
     it('answers 400 "Method not available" on an EVOLUTION instance', async () => {
       const name = uniqueName('btn-evo');
       const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'EVOLUTION' } });
