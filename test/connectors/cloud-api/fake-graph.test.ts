@@ -1215,6 +1215,52 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect(Date.now() - whileOut).toBeLessThan(2000);
     });
 
+    it('through the API: sendButtons answers 201 with the record and reaches Graph as reply buttons; repeats are a 400, nothing stored', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.lifecycle.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      const ok = await t.api('POST', `message/sendButtons/${instance.name}`, {
+        key: apikey,
+        body: {
+          number: customer,
+          title: 'Table for two?',
+          buttons: [
+            { type: 'reply', displayText: 'Yes', id: 'book-yes' },
+            { type: 'reply', displayText: 'No', id: 'book-no' },
+          ],
+        },
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(ok.body.messageType).toBe('viewOnceMessage');
+      const call = graph.messageCalls().find((c) => c.json?.interactive?.body?.text === '*Table for two?*');
+      expect(call?.json.interactive).toEqual({
+        type: 'button',
+        body: { text: '*Table for two?*' },
+        action: {
+          buttons: [
+            { type: 'reply', reply: { id: 'book-yes', title: 'Yes' } },
+            { type: 'reply', reply: { id: 'book-no', title: 'No' } },
+          ],
+        },
+      });
+      const before = await messagesOf(instance);
+      const repeated = await t.api('POST', `message/sendButtons/${instance.name}`, {
+        key: apikey,
+        body: {
+          number: customer,
+          title: 'Again',
+          buttons: [
+            { type: 'url', displayText: 'Open', url: 'https://a.example' },
+            { type: 'url', displayText: 'Open', url: 'https://a.example' },
+          ],
+        },
+      });
+      expect(repeated.status).toBe(400);
+      expect(repeated.body.response.message).toEqual(['Button texts cannot be repeated', 'Button IDs cannot be repeated.']);
+      expect(await messagesOf(instance)).toHaveLength(before.length);
+    });
+
     it('through the API: sendText reaches Graph; a Graph refusal answers the error envelope, never 201', async (ctx) => {
       if (!wired) ctx.skip();
       const instance = await createMeta(phoneA);
