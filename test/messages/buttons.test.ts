@@ -83,6 +83,26 @@ describe.each(targets)('sendButtons over HTTP on $name', (target) => {
       const upsert = await upsertOn(rx, b.name, res.body.key.id);
       expect(upsert).toMatchObject({ key: { remoteJid: a.owner, fromMe: false }, messageType: 'viewOnceMessage' });
       expect(flowButtons(upsert.message)).toEqual(flowButtons(res.body.message));
+
+      // B presses "No": A receives the interactive response quoting its message; B has it as its own.
+      const pressed = await t.api('POST', `sandbox/press/${b.name}`, { body: { keyId: res.body.key.id, buttonId: 'no' } });
+      expect(pressed.status, JSON.stringify(pressed.body)).toBe(201);
+      expect(pressed.body).toMatchObject({ key: { remoteJid: a.owner, fromMe: true }, messageType: 'interactiveResponseMessage' });
+      const answer = await upsertOn(rx, a.name, pressed.body.key.id);
+      expect(answer).toMatchObject({ key: { remoteJid: b.owner, fromMe: false }, messageType: 'interactiveResponseMessage' });
+      expect(answer.message.interactiveResponseMessage).toMatchObject({
+        body: { text: 'No' },
+        nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: JSON.stringify({ id: 'no' }) },
+        contextInfo: { stanzaId: res.body.key.id },
+      });
+      const own = await upsertOn(rx, b.name, pressed.body.key.id);
+      expect(own.key).toMatchObject({ remoteJid: a.owner, fromMe: true });
+      expect400(
+        await t.api('POST', `sandbox/press/${b.name}`, { body: { keyId: res.body.key.id, buttonId: 'maybe' } }),
+        "buttonId must be the id of one of the message's reply buttons: yes, no",
+      );
+      expect400(await t.api('POST', `sandbox/press/${b.name}`, { body: { keyId: 'UNKNOWN', buttonId: 'no' } }), /is not a message instance .* received/);
+      expect400(await t.api('POST', `sandbox/press/${a.name}`, { body: { keyId: res.body.key.id, buttonId: 'no' } }), /is not a message instance .* received/);
     });
 
     it('maps copy, url and call buttons; an image header from thumbnailUrl; quoted as contextInfo; Idempotency-Key', async () => {

@@ -10,6 +10,8 @@ import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
 import { shapeInjected, type InjectInput } from './inject.js';
+import { buttonResponse } from './press.js';
+import { findMessageByKey } from '../../messages/records.js';
 import { SandboxMediaStore, type UploadedMedia } from './media-store.js';
 import { SandboxPictureStore } from './picture-store.js';
 import { qrColour, renderQr } from '../qr-image.js';
@@ -31,7 +33,7 @@ export interface LinkResult {
 }
 
 export interface InjectResult {
-  key: { remoteJid: string; fromMe: false; id: string };
+  key: { remoteJid: string; fromMe: boolean; id: string };
   pushName: string | null;
   message: Record<string, unknown>;
   messageType: string;
@@ -161,6 +163,25 @@ export class SandboxNetwork {
       messageType: shaped.messageType,
       messageTimestamp: timestamp,
     };
+  }
+
+  /**
+   * What a phone does when its user presses a reply button of a buttons message it received: the instance sends the
+   * sender an interactive response quoting it (reported as its own message, delivered to the sender when linked).
+   */
+  async press(instanceId: string, keyId: string, buttonId: string): Promise<InjectResult> {
+    const party = this.live.get(instanceId)?.linked();
+    const name = this.deps.lookup.byId(instanceId)?.name ?? instanceId;
+    if (!party) throw invalidInput(`instance ${name} is not linked; scan its QR code first`);
+    const found = await findMessageByKey(this.deps.db, instanceId, keyId);
+    if (!found || found.fromMe) throw invalidInput(`keyId ${keyId} is not a message instance ${name} received`);
+    const { messageType, content } = buttonResponse({ keyId, author: found.participant ?? found.remoteJid, content: found.content }, buttonId);
+    const id = newKeyId();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const message = { keyId: id, remoteJid: found.remoteJid, pushName: party.profileName, messageType, content, timestamp };
+    await this.deps.host.messageReceived(instanceId, { ...message, fromMe: true });
+    await this.router.send(party, { keyId: id, remoteJid: found.remoteJid, messageType, content });
+    return { key: { remoteJid: found.remoteJid, fromMe: true, id }, pushName: party.profileName, message: content, messageType, messageTimestamp: timestamp };
   }
 
   /** Stores encrypted media on the sandbox "CDN"; `kind` is the media kind (image, video, …). */
