@@ -191,7 +191,12 @@ export function createServices({
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
   });
   const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
-  const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
+  const profiles = new ProfileOperations({
+    connectorOf,
+    kinds,
+    storeProfile: (instance, change) => instances.updateProfile(instance, change),
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+  });
 
   return {
     priority,

@@ -139,6 +139,17 @@ export interface ProfileInfo {
   isBusiness: boolean;
 }
 
+/** A business account's profile as WhatsApp describes it (`chat/fetchBusinessProfile`). */
+export interface BusinessProfile {
+  wid?: string;
+  address?: string;
+  description: string;
+  website: string[];
+  email?: string;
+  category?: string;
+  business_hours: { timezone?: string; business_config?: unknown[] };
+}
+
 /** Profiles: reading any account's, changing the own one. */
 export interface ProfileModule {
   /** The profile picture's URL, null when there is none or it cannot be seen (privacy, not on WhatsApp). */
@@ -147,6 +158,11 @@ export interface ProfileModule {
   fetch(jid: string): Promise<ProfileInfo | null>;
   setName(name: string): Promise<void>;
   setStatus(text: string): Promise<void>;
+  /** Sets the own profile picture (a square JPEG). */
+  setPicture(jpeg: Buffer): Promise<void>;
+  removePicture(): Promise<void>;
+  /** The business profile of `jid` (the own account's too), null when it is not a business account. */
+  businessProfile(jid: string): Promise<BusinessProfile | null>;
 }
 
 /**

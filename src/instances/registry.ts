@@ -212,12 +212,17 @@ export class InstanceRegistry {
   }
 
   /** The own profile's name or "about" changed (through the API, while linked). */
-  async updateProfile(unit: Unit, instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<Instance> {
+  async updateProfile(
+    unit: Unit,
+    instance: Instance,
+    change: { profileName?: string; profileStatus?: string; profilePicUrl?: string | null },
+  ): Promise<Instance> {
     await unit.tx
       .updateTable('instances')
       .set({
         ...(change.profileName !== undefined ? { profile_name: change.profileName } : {}),
         ...(change.profileStatus !== undefined ? { profile_status: change.profileStatus } : {}),
+        ...(change.profilePicUrl !== undefined ? { profile_pic_url: change.profilePicUrl } : {}),
         updated_at: Date.now(),
       })
       .where('id', '=', instance.id)

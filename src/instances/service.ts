@@ -260,7 +260,7 @@ export class InstanceService {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updatePrivacy(unit, instance, privacy));
   }
 
-  async updateProfile(instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<Instance> {
+  async updateProfile(instance: Instance, change: { profileName?: string; profileStatus?: string; profilePicUrl?: string | null }): Promise<Instance> {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateProfile(unit, instance, change));
   }
 

@@ -7,6 +7,8 @@ import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/types.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
+import type { ButtonsSend } from './buttons-schema.js';
+import { buttonsContent, checkButtons, imageHeader } from './buttons.js';
 import { chatPartnersOf } from './chat-partners.js';
 import {
   buildContextInfo,
@@ -114,6 +116,27 @@ export class OutgoingMessages {
       const remoteJid = recipientJid(body.key.remoteJid, 'key.remoteJid');
       const participant = body.key.participant === undefined ? undefined : recipientJid(body.key.participant, 'key.participant');
       return { remoteJid, ...reactionContent({ ...body.key, remoteJid, participant }, body.reaction) };
+    });
+  }
+
+  /**
+   * Buttons as a view-once interactive message (Evolution's rules as 400s, then the fields each button needs); an image
+   * header from `thumbnailUrl`. Unlike upstream, quotes and mentions go out with it.
+   */
+  buttons(instance: Instance, body: ButtonsSend, request: SendRequest) {
+    return this.send(instance, 'buttons', body, request, async () => {
+      checkButtons(body);
+      const remoteJid = recipientJid(body.number);
+      const contextInfo = await this.contextOf(instance, body);
+      let header: Record<string, unknown> | undefined;
+      let mediaBlob: Buffer | undefined;
+      if (body.thumbnailUrl !== undefined && body.buttons.every((button) => button.type !== 'pix')) {
+        const media = await this.loadAndPrepare(body.thumbnailUrl, 'image', 'thumbnailUrl');
+        const uploaded = await this.uploadFor(instance, media);
+        mediaBlob = uploaded.mediaBlob;
+        header = imageHeader(mediaContent(media, uploaded.uploaded, {}).content.imageMessage as Record<string, unknown>);
+      }
+      return { remoteJid, mediaBlob, ...buttonsContent(body, { header, contextInfo }) };
     });
   }
 

@@ -12,7 +12,7 @@ const Quoted = Type.Object({
 });
 
 /** Fields every send body may carry. */
-const commonSendFields = {
+export const commonSendFields = {
   number: Type.String({ minLength: 1, description: 'Recipient: phone number with country code, group id or full address' }),
   delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000, description: 'Milliseconds of typing shown before the send' })),
   linkPreview: Type.Optional(Type.Boolean()),
