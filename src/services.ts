@@ -36,6 +36,8 @@ import { OutgoingMessages } from './messages/outgoing.js';
 import { Ffmpeg } from './media/ffmpeg.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
+import type { Pacing } from './core/pacing.js';
+import type { PacingClock } from './messages/pacing-gate.js';
 
 export interface Services {
   config: Config;
@@ -88,12 +90,33 @@ export interface ServiceOptions {
   secretsKey: Buffer;
   /** The connector kinds to register (default: the four of src/connectors/kinds.ts); a test may add one. */
   kinds?: readonly KindEntry[];
+  /** The time the pacing gates read and wait on (the system's unless a test drives its own). */
+  pacingClock?: PacingClock;
+}
+
+/** The pacing of instances that set none of their own. */
+function defaultPacing(config: Config): Pacing {
+  return {
+    enabled: config.pacingEnabled,
+    maxPerMinute: config.pacingMaxPerMinute,
+    minGapMs: config.pacingMinGapMs,
+    maxGapMs: config.pacingMaxGapMs,
+    newChatDelayMs: config.pacingNewChatDelayMs,
+  };
 }
 
 /** The API counts as busy for this long after a request arrived. */
 const apiBusyWindowMs = 20;
 
-export function createServices({ config, logger, store, globalApiKey, secretsKey, kinds: kindEntries = connectorKinds }: ServiceOptions): Services {
+export function createServices({
+  config,
+  logger,
+  store,
+  globalApiKey,
+  secretsKey,
+  kinds: kindEntries = connectorKinds,
+  pacingClock,
+}: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
   const registry = new InstanceRegistry(store.db, box);
   const sinks = new SinkConfigs(store.db);
@@ -116,11 +139,15 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
   const outcomes = new SendOutcomes();
+  const pacingDefaults = defaultPacing(config);
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
     priority,
     outcomes,
     onOutcome: (instance, result) => metrics.sendOutcome(instance.name, result),
+    onPacingWait: (instance, waitedMs) => metrics.pacingWait(instance.name, waitedMs),
+    pacingDefaults,
+    ...(pacingClock ? { pacingClock } : {}),
     db: store.db,
     config,
     logger,
@@ -157,7 +184,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey });
+  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
   const ffmpeg = new Ffmpeg({ path: config.ffmpegPath, concurrency: config.mediaConvertConcurrency, timeoutMs: config.mediaConvertTimeoutMs });
   const outgoing = new OutgoingMessages({
@@ -169,7 +196,12 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     ffmpeg,
   });
   const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
-  const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
+  const profiles = new ProfileOperations({
+    connectorOf,
+    kinds,
+    storeProfile: (instance, change) => instances.updateProfile(instance, change),
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+  });
 
   return {
     priority,

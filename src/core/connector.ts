@@ -32,8 +32,12 @@ export interface QrState {
 export interface InboundMessage {
   keyId: string;
   remoteJid: string;
+  /** The chat's other address: its @lid one when `remoteJid` is the phone address, or the reverse; when known. */
+  remoteJidAlt?: string | null;
   fromMe: boolean;
   participant?: string | null;
+  /** The sender's other address in a group (@lid or phone), when known. */
+  participantAlt?: string | null;
   pushName: string | null;
   messageType: string;
   content: Record<string, unknown>;
@@ -112,6 +116,11 @@ export interface NumberCheck {
 export interface ContactsModule {
   /** One answer per address, in the order given; `numbers[i]` is echoed as the answer's `number`. */
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
+  /**
+   * The other address of a person, from what the connector already knows (no round trip): the phone address of an
+   * @lid one, or the @lid address of a phone one; null when unknown.
+   */
+  alternateAddress?(jid: string): string | null;
 }
 
 /** The account's privacy settings. */
@@ -130,6 +139,17 @@ export interface ProfileInfo {
   isBusiness: boolean;
 }
 
+/** A business account's profile as WhatsApp describes it (`chat/fetchBusinessProfile`). */
+export interface BusinessProfile {
+  wid?: string;
+  address?: string;
+  description: string;
+  website: string[];
+  email?: string;
+  category?: string;
+  business_hours: { timezone?: string; business_config?: unknown[] };
+}
+
 /** Profiles: reading any account's, changing the own one. */
 export interface ProfileModule {
   /** The profile picture's URL, null when there is none or it cannot be seen (privacy, not on WhatsApp). */
@@ -138,6 +158,11 @@ export interface ProfileModule {
   fetch(jid: string): Promise<ProfileInfo | null>;
   setName(name: string): Promise<void>;
   setStatus(text: string): Promise<void>;
+  /** Sets the own profile picture (a square JPEG). */
+  setPicture(jpeg: Buffer): Promise<void>;
+  removePicture(): Promise<void>;
+  /** The business profile of `jid` (the own account's too), null when it is not a business account. */
+  businessProfile(jid: string): Promise<BusinessProfile | null>;
 }
 
 /**

@@ -17,7 +17,7 @@ export function cloudApiKind(deps: KindDeps): ConnectorKind {
     label: 'WhatsApp Business API',
     // Meta has real interactive lists; no polls, no statuses, no presence, no privacy settings.
     capabilities: {
-      messaging: { operations: ['text', 'media', 'list', 'sticker', 'location', 'contact', 'reaction', 'voiceNote'], lists: 'interactive' },
+      messaging: { operations: ['text', 'media', 'list', 'sticker', 'location', 'contact', 'reaction', 'buttons', 'voiceNote'], lists: 'interactive' },
       presence: false,
       privacy: false,
     },

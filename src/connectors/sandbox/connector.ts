@@ -19,6 +19,7 @@ import {
 } from '../../core/connector.js';
 import type { LinkCodes } from './codes.js';
 import type { UploadedMedia } from './media-store.js';
+import type { SandboxPictureStore } from './picture-store.js';
 import { checkPrivacy } from './privacy.js';
 import { QrFlow } from './qr-flow.js';
 import type { LinkedParty } from './router.js';
@@ -38,9 +39,12 @@ export interface NetworkSide {
   sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void>;
   setOwnPresence(sender: LinkedParty, presence: OwnPresence): Promise<void>;
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
+  alternateAddress(jid: string): string | null;
   uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
   /** The profile of the sandbox account at `jid` as others see it, or null when no sandbox instance holds it. */
   profileOf(jid: string): Promise<ProfileInfo | null>;
+  /** Where profile pictures are kept and served. */
+  pictures: Pick<SandboxPictureStore, 'save' | 'remove'>;
 }
 
 const QR_LIMIT_REASON = 'QR code limit reached';
@@ -87,9 +91,12 @@ export class SandboxConnector implements Connector {
   }
 
   async logout(): Promise<void> {
+    const picture = readSession(await this.network.host.loadSession(this.instanceId))?.pictureFile;
     this.shutDown();
     this.network.detach(this);
     await this.network.host.saveSession(this.instanceId, null);
+    // The account is gone, and its picture with it.
+    if (picture) await this.network.pictures.remove(picture);
     await this.network.codes.removeAllOf(this.instanceId);
     this.logger.info('sandbox instance logged out');
     await this.network.host.loggedOut(this.instanceId);
@@ -153,6 +160,7 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
       return this.network.onWhatsApp(requests);
     },
+    alternateAddress: (jid) => this.network.alternateAddress(jid),
   };
 
   readonly privacy: PrivacyModule = {
@@ -162,14 +170,31 @@ export class SandboxConnector implements Connector {
 
   /**
    * The own profile lives in the session (stored, so it survives restarts); later messages carry the new name as
-   * their pushName. The sandbox has no profile pictures: their URL is always null.
+   * their pushName. A picture is a file of the sandbox picture store, served at a URL everyone sees. Sandbox accounts
+   * are never business accounts.
    */
   readonly profile: ProfileModule = {
-    pictureUrl: async () => null,
+    pictureUrl: async (jid) => (await this.network.profileOf(jid))?.picture ?? null,
     fetch: (jid) => this.network.profileOf(jid),
     setName: (name) => this.changeProfile({ profileName: name }),
     setStatus: (text) => this.changeProfile({ profileStatus: text, statusSetAt: new Date().toISOString() }),
+    setPicture: async (jpeg) => {
+      const fileName = await this.network.pictures.save(jpeg);
+      await this.replacePicture(fileName).catch(async (error: unknown) => {
+        await this.network.pictures.remove(fileName);
+        throw error;
+      });
+    },
+    removePicture: () => this.replacePicture(undefined),
+    businessProfile: async () => null,
   };
+
+  /** Points the session at another picture file (or none), then removes the file it had. */
+  private async replacePicture(fileName: string | undefined): Promise<void> {
+    const previous = this.owner?.pictureFile;
+    await this.changeProfile({ pictureFile: fileName });
+    if (previous && previous !== fileName) await this.network.pictures.remove(previous);
+  }
 
   /** The linked account's session (its profile included), while open. */
   session(): SandboxSession | null {

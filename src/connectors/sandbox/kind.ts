@@ -2,6 +2,7 @@
 import { messageOperations, type ConnectorKind } from '../../core/connector-kind.js';
 import type { KindDeps } from '../kind-deps.js';
 import { plainCreationFields } from '../plain-creation.js';
+import { sandboxLid } from './addresses.js';
 import { removeCodesOf } from './codes.js';
 import { SandboxNetwork } from './network.js';
 import { sandboxRoutes } from './routes.js';
@@ -21,6 +22,12 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
         const instance = instances.byOwnerJid(jid);
         return instance && instance.status === 'open' && instance.integration === name ? instance : undefined;
       },
+      byLid: (lid) =>
+        instances
+          .all()
+          .find(
+            (instance) => instance.integration === name && instance.status === 'open' && instance.ownerJid !== null && sandboxLid(instance.ownerJid) === lid,
+          ),
     },
   });
   deps.onRemove(removeCodesOf);

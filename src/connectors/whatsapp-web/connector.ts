@@ -193,7 +193,8 @@ export class WhatsAppWebConnector implements Connector {
   };
 
   readonly contacts: ContactsModule = {
-    onWhatsApp: async (requests) => checkNumbers(this.liveSocket(), (lid) => this.addresses.phoneOf(lid), requests),
+    onWhatsApp: async (requests) => checkNumbers(this.liveSocket(), this.addresses, requests),
+    alternateAddress: (jid) => this.addresses.alternateOf(jid),
   };
 
   readonly privacy: PrivacyModule = {

@@ -76,6 +76,7 @@ export class DeferredConnector implements Connector {
 
   readonly contacts: ContactsModule = {
     onWhatsApp: (requests) => this.live().contacts.onWhatsApp(requests),
+    alternateAddress: (jid) => this.inner?.contacts.alternateAddress?.(jid) ?? null,
   };
 
   readonly privacy: PrivacyModule = {
@@ -92,5 +93,8 @@ export class DeferredConnector implements Connector {
     fetch: (jid) => this.live().profile.fetch(jid),
     setName: (name) => this.live().profile.setName(name),
     setStatus: (text) => this.live().profile.setStatus(text),
+    setPicture: (jpeg) => this.live().profile.setPicture(jpeg),
+    removePicture: () => this.live().profile.removePicture(),
+    businessProfile: (jid) => this.live().profile.businessProfile(jid),
   };
 }

@@ -6,6 +6,7 @@ import type {
   MessageRelayOptions,
   proto,
   UserFacingSocketConfig,
+  WAMediaUpload,
   WAMediaUploadFunction,
   WAMessageKey,
   WAPresence,
@@ -40,6 +41,8 @@ export interface WaSocket {
   getBusinessProfile(jid: string): Promise<unknown>;
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
+  updateProfilePicture(jid: string, content: WAMediaUpload): Promise<void>;
+  removeProfilePicture(jid: string): Promise<void>;
   waUploadToServer: WAMediaUploadFunction;
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;

@@ -264,6 +264,23 @@ const outboxBrokerWants: Migration = {
   },
 };
 
+/** An instance's own pacing of its sends, field by field; null: the service's default (PACING_* variables). */
+const pacing: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const column of ['pacing_enabled', 'pacing_max_per_minute', 'pacing_min_gap_ms', 'pacing_max_gap_ms', 'pacing_new_chat_delay_ms']) {
+      await db.schema.alterTable('instances').addColumn(column, 'integer').execute();
+    }
+  },
+};
+
+/** Both addresses of a chat and of a group sender: the phone one and the @lid one (WhatsApp's privacy addresses). */
+const alternateAddresses: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('messages').addColumn('remote_jid_alt', 'text').execute();
+    await db.schema.alterTable('messages').addColumn('participant_alt', 'text').execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -276,6 +293,8 @@ class ListProvider implements MigrationProvider {
       '0006_pending_deliveries_index': pendingDeliveries(this.dialect),
       '0007_room_for_status_updates': roomForStatusUpdates(this.dialect),
       '0008_outbox_broker_wants': outboxBrokerWants,
+      '0010_pacing': pacing,
+      '0014_alternate_addresses': alternateAddresses,
     };
   }
 }

@@ -19,6 +19,7 @@ import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';
 import { statusOf } from '../../../src/platform/http/error-envelope.js';
 import { isOggOpus, sine } from '../../support/media-fixtures.js';
+import { buttonsContent } from '../../../src/messages/buttons.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies and answers are inspected field by field
 type Json = any;
@@ -245,7 +246,8 @@ class FakeGraph {
         return null;
       }
       case 'interactive': {
-        if (part.type !== 'list') return 'only list interactive messages are expected here';
+        if (part.type === 'button') return this.replyButtonsProblem(part);
+        if (part.type !== 'list') return 'only list and button interactive messages are expected here';
         if (typeof part.body?.text !== 'string' || part.body.text === '' || part.body.text.length > 4096) return 'interactive.body.text is required';
         if (part.header !== undefined && (part.header.type !== 'text' || typeof part.header.text !== 'string' || part.header.text.length > 60))
           return 'a list header must be text up to 60 characters';
@@ -282,6 +284,22 @@ class FakeGraph {
       default:
         return `Unsupported message type ${type}`;
     }
+  }
+
+  /** Meta's rules for interactive reply buttons: a body up to 1024, a footer up to 60, 1-3 unique buttons. */
+  private replyButtonsProblem(part: Json): string | null {
+    if (typeof part.body?.text !== 'string' || part.body.text === '' || part.body.text.length > 1024) return 'interactive.body.text is required (up to 1024)';
+    if (part.footer !== undefined && (typeof part.footer.text !== 'string' || part.footer.text.length > 60)) return 'footer.text up to 60 characters';
+    const buttons = part.action?.buttons;
+    if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3) return 'action.buttons must have 1-3 buttons';
+    for (const button of buttons) {
+      if (button.type !== 'reply') return 'buttons must be of type reply';
+      if (typeof button.reply?.id !== 'string' || button.reply.id === '' || button.reply.id.length > 256) return 'reply.id is required (up to 256)';
+      if (typeof button.reply?.title !== 'string' || button.reply.title === '' || button.reply.title.length > 20) return 'reply.title is required (up to 20)';
+    }
+    if (new Set(buttons.map((b: Json) => b.reply.id)).size !== buttons.length) return 'button ids must be unique';
+    if (new Set(buttons.map((b: Json) => b.reply.title)).size !== buttons.length) return 'button titles must be unique';
+    return null;
   }
 
   // ---- webhooks, as Meta sends them ----
@@ -669,6 +687,68 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
           expect.stringMatching(/11 rows; WHATSAPP-BUSINESS allows at most 10 rows/),
         ]),
       );
+      expect(graph.calls.length).toBe(before);
+    });
+
+    it('sends a buttons message as interactive reply buttons (every type becomes reply), refusing what Meta would', async () => {
+      const instance = await createMeta(phoneA);
+      const connector = await connectorFor(instance);
+      const built = buttonsContent(
+        {
+          title: 'Pay',
+          description: 'Your order',
+          footer: 'Shop',
+          buttons: [
+            { type: 'copy', displayText: 'Copy code', copyCode: 'ABC-123' },
+            { type: 'url', displayText: 'Open', url: 'https://shop.example' },
+            { type: 'call', displayText: 'Call', phoneNumber: '+4915100000000' },
+          ],
+        },
+        {},
+      );
+      await connector.messaging.send(outbound(built.content));
+      expect(graph.messageCalls().at(-1)!.json).toEqual({
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: customer,
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: '*Pay*\n\nYour order' },
+          footer: { text: 'Shop' },
+          action: {
+            buttons: [
+              { type: 'reply', reply: { id: 'ABC-123', title: 'Copy code' } },
+              { type: 'reply', reply: { id: 'https://shop.example', title: 'Open' } },
+              { type: 'reply', reply: { id: '+4915100000000', title: 'Call' } },
+            ],
+          },
+        },
+      });
+
+      const before = graph.calls.length;
+      const refusal = (content: Record<string, unknown>) =>
+        Promise.resolve()
+          .then(() => connector.messaging.check!({ remoteJid: `${customer}@s.whatsapp.net`, content }))
+          .catch((e: unknown) => e as ProviderError);
+      const url = (text: string) => ({ type: 'url' as const, displayText: text, url: 'https://same.example' });
+      const repeated = await refusal(buttonsContent({ title: 'T', buttons: [url('Same'), url('Same')] }, {}).content);
+      expect(statusOf(repeated as ProviderError)).toBe(400);
+      expect((repeated as ProviderError).messages).toEqual(['Button texts cannot be repeated', 'Button IDs cannot be repeated.']);
+      const four = await refusal(buttonsContent({ title: 'T', buttons: ['a', 'b', 'c', 'd'].map(url) }, {}).content);
+      expect((four as ProviderError).messages).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^buttons must have at most 3 buttons on WHATSAPP-BUSINESS/)]),
+      );
+      const long = await refusal(
+        buttonsContent({ title: 'T', buttons: [{ type: 'reply', displayText: 'A text far too long for Meta', id: 'x' }] }, {}).content,
+      );
+      expect((long as ProviderError).messages).toEqual([expect.stringMatching(/^buttons\[0\]\.displayText must be at most 20 characters/)]);
+      const pix = await refusal(
+        buttonsContent({ buttons: [{ type: 'pix', currency: 'BRL', name: 'Loja', keyType: 'email', key: 'a@b.example' }] }, {}).content,
+      );
+      expect((pix as ProviderError).messages).toEqual([
+        'Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot send PIX buttons)',
+      ]);
       expect(graph.calls.length).toBe(before);
     });
 
@@ -1160,6 +1240,52 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       });
       expect(ptv.status).toBe(400);
       expect(ptv.body.response.message[0]).toMatch(/^Method not available on WhatsApp Business API/);
+    });
+
+    it('through the API: sendButtons answers 201 with the record and reaches Graph as reply buttons; repeats are a 400, nothing stored', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.lifecycle.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      const ok = await t.api('POST', `message/sendButtons/${instance.name}`, {
+        key: apikey,
+        body: {
+          number: customer,
+          title: 'Table for two?',
+          buttons: [
+            { type: 'reply', displayText: 'Yes', id: 'book-yes' },
+            { type: 'reply', displayText: 'No', id: 'book-no' },
+          ],
+        },
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(ok.body.messageType).toBe('viewOnceMessage');
+      const call = graph.messageCalls().find((c) => c.json?.interactive?.body?.text === '*Table for two?*');
+      expect(call?.json.interactive).toEqual({
+        type: 'button',
+        body: { text: '*Table for two?*' },
+        action: {
+          buttons: [
+            { type: 'reply', reply: { id: 'book-yes', title: 'Yes' } },
+            { type: 'reply', reply: { id: 'book-no', title: 'No' } },
+          ],
+        },
+      });
+      const before = await messagesOf(instance);
+      const repeated = await t.api('POST', `message/sendButtons/${instance.name}`, {
+        key: apikey,
+        body: {
+          number: customer,
+          title: 'Again',
+          buttons: [
+            { type: 'url', displayText: 'Open', url: 'https://a.example' },
+            { type: 'url', displayText: 'Open', url: 'https://a.example' },
+          ],
+        },
+      });
+      expect(repeated.status).toBe(400);
+      expect(repeated.body.response.message).toEqual(['Button texts cannot be repeated', 'Button IDs cannot be repeated.']);
+      expect(await messagesOf(instance)).toHaveLength(before.length);
     });
 
     it('through the API: sendText reaches Graph; a Graph refusal answers the error envelope, never 201', async (ctx) => {

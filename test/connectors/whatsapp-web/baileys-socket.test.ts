@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proto, type BaileysEventMap, type UserFacingSocketConfig, type WAMediaUploadFunction, type WAMessageKey } from 'baileys';
 import { loadConfig } from '../../../src/platform/config.js';
@@ -16,6 +17,7 @@ import { defaultSettings, type Instance, type PrivacySettings, type Settings } f
 import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
+import { buttonsContent, imageHeader } from '../../../src/messages/buttons.js';
 import { encryptMedia } from '../../../src/media/crypto.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../../../src/connectors/whatsapp-web/index.js';
 import { encryptWithKey } from '../../../src/media/crypto.js';
@@ -93,9 +95,11 @@ class FakeSocket implements WaSocket {
   }
   /** Accounts WhatsApp knows, by their own spelling (a Brazilian mobile without its ninth digit). */
   readonly accounts = ['551188887777@s.whatsapp.net', '5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'];
+  /** The @lid addresses WhatsApp answers beside accounts' phone ones (Baileys 7's `lid` field), by phone address. */
+  readonly accountLids = new Map<string, string>();
   async onWhatsApp(...phoneNumber: string[]) {
     this.record('onWhatsApp', ...phoneNumber);
-    return this.accounts.map((jid) => ({ jid, exists: true }));
+    return this.accounts.map((jid) => ({ jid, exists: true, ...(this.accountLids.has(jid) ? { lid: this.accountLids.get(jid) } : {}) }));
   }
   async updateReadReceiptsPrivacy(value: string) {
     this.record('updateReadReceiptsPrivacy', value);
@@ -128,13 +132,27 @@ class FakeSocket implements WaSocket {
     return jids.map((id) => ({ id, status: { status: 'Busy', setAt: new Date(1_700_000_000_000) } }));
   }
   async getBusinessProfile(jid: string) {
-    return jid.startsWith('5511911110002') ? { wid: jid, description: 'Shop' } : undefined;
+    if (!jid.startsWith('5511911110002')) return undefined;
+    return {
+      wid: jid,
+      description: 'Shop',
+      website: ['https://shop.example'],
+      email: 'shop@example.com',
+      category: 'Retail',
+      business_hours: { timezone: 'America/Sao_Paulo', business_config: [{ day_of_week: 'mon', mode: 'open_24h' }] },
+    };
   }
   async updateProfileName(name: string) {
     this.record('updateProfileName', name);
   }
   async updateProfileStatus(status: string) {
     this.record('updateProfileStatus', status);
+  }
+  async updateProfilePicture(jid: string, content: unknown) {
+    this.record('updateProfilePicture', jid, content);
+  }
+  async removeProfilePicture(jid: string) {
+    this.record('removeProfilePicture', jid);
   }
   waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
@@ -331,8 +349,10 @@ describe('incoming messages (messages.upsert)', () => {
       {
         keyId: '3EB0C431C26A1916E07A',
         remoteJid: PN,
+        remoteJidAlt: LID,
         fromMe: false,
         participant: null,
+        participantAlt: null,
         pushName: 'Maria',
         messageType: 'conversation',
         content: {
@@ -348,7 +368,8 @@ describe('incoming messages (messages.upsert)', () => {
     ]);
     // Stored by the real runtime and announced as MESSAGES_UPSERT.
     const row = await w.store.db.selectFrom('outbox').select(['event', 'body']).where('event', '=', 'MESSAGES_UPSERT').executeTakeFirst();
-    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
+    // Both addresses of the chat: the phone one, and the @lid one it came from beside it.
+    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, remoteJidAlt: LID, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
   });
 
   it('reports group media with the sender as participant (phone address), Long numbers as strings', async () => {
@@ -517,11 +538,12 @@ describe('history, updates, receipts, edits and deletions', () => {
 
     expect(w.host.events('MESSAGES_DELETE')).toEqual([
       { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' },
-      { remoteJid: PN, fromMe: true, id: '3EB0DELETEDFORME0001' },
+      // The phone address carries the @lid one once known (here from the first deletion's key).
+      { remoteJid: PN, remoteJidAlt: LID, fromMe: true, id: '3EB0DELETEDFORME0001' },
     ]);
     expect(w.host.events('MESSAGES_EDITED')).toEqual([
       {
-        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN },
+        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN, participantAlt: LID },
         type: 14,
         editedMessage: { conversation: 'fixed typo' },
         timestampMs: '1735690300000',
@@ -814,6 +836,31 @@ describe('sending (at the Baileys socket boundary)', () => {
     expect(chat.message.conversation).toBe('only a chat');
   });
 
+  it('buttons: the view-once interactive message is relayed as is; a pending header image is uploaded; everyone mentioned in it', async () => {
+    const w = await connected();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer();
+    const prepared = await prepareMedia(png, 'image', {});
+    const header = imageHeader(mediaContent(prepared, { url: '', directPath: '' }, {}).content.imageMessage as Record<string, unknown>);
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-head', instance_id: w.instance.id, data: png, created_at: Date.now() }).execute();
+    const built = buttonsContent({ title: 'Menu', footer: 'Shop', buttons: [{ type: 'reply', displayText: 'Yes', id: 'y' }] }, { header });
+    await w.connector.messaging.send(outbound('3EB0BUTTONS000000001', GROUP, built, { mediaBlobId: 'blob-head', mentionsEveryOne: true }));
+    const [relayed] = w.socket().relayed;
+    expect(relayed.options).toEqual({ messageId: '3EB0BUTTONS000000001' });
+    const interactive = relayed.message.viewOnceMessage!.message!.interactiveMessage!;
+    expect(interactive.body?.text).toBe('*Menu*');
+    expect(interactive.footer?.text).toBe('Shop');
+    expect(interactive.nativeFlowMessage?.buttons).toEqual([
+      expect.objectContaining({ name: 'quick_reply', buttonParamsJson: JSON.stringify({ display_text: 'Yes', id: 'y' }) }),
+    ]);
+    expect(w.socket().uploads).toHaveLength(1);
+    expect(w.socket().uploads[0].mediaType).toBe('image');
+    expect(interactive.header?.imageMessage?.url).toBe('https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc');
+    expect(interactive.header?.hasMediaAttachment).toBe(true);
+    expect(interactive.contextInfo?.mentionedJid).toEqual(['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net']);
+  });
+
   it('a closed socket or a connection failure is a TransientConnectorError; a refusal is not', async () => {
     const w = await connected();
     w.socket().relayError = boom('Connection Closed', 428);
@@ -851,6 +898,15 @@ describe('sending (at the Baileys socket boundary)', () => {
       { exists: false, jid: '5511977770000@s.whatsapp.net', number: '+55 11 97777-0000' },
       { exists: true, jid: '5511922221111@s.whatsapp.net', number: '555000111222333@lid', lid: '555000111222333@lid' },
     ]);
+    // An @lid address the connector learnt is the other address of its phone one, and the reverse (no round trip).
+    expect(w.connector.contacts!.alternateAddress!('555000111222333@lid')).toBe('5511922221111@s.whatsapp.net');
+    expect(w.connector.contacts!.alternateAddress!('5511922221111@s.whatsapp.net')).toBe('555000111222333@lid');
+    expect(w.connector.contacts!.alternateAddress!('5511900000000@s.whatsapp.net')).toBeNull();
+    // Baileys 7 answers an account's @lid address beside its phone one: the answer carries both.
+    w.socket().accountLids.set('551188887777@s.whatsapp.net', '777000111222333@lid');
+    const withLid = await w.connector.contacts!.onWhatsApp([{ number: '5511988887777', jid: '5511988887777@s.whatsapp.net' }]);
+    expect(withLid).toEqual([{ exists: true, jid: '551188887777@s.whatsapp.net', number: '5511988887777', lid: '777000111222333@lid' }]);
+    expect(w.connector.contacts!.alternateAddress!('777000111222333@lid')).toBe('551188887777@s.whatsapp.net');
   });
 
   it('profiles: pictures (null when refused), a profile as others see it, the own name and about', async () => {
@@ -870,6 +926,25 @@ describe('sending (at the Baileys socket boundary)', () => {
     await profile.setStatus('Open 9-5');
     expect(w.socket().of('updateProfileName')).toEqual([['Reception']]);
     expect(w.socket().of('updateProfileStatus')).toEqual([['Open 9-5']]);
+  });
+
+  it('profile pictures and business profiles: updateProfilePicture / removeProfilePicture on the own address, getBusinessProfile', async () => {
+    const w = await connected();
+    const profile = w.connector.profile!;
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    await profile.setPicture(jpeg);
+    await profile.removePicture();
+    expect(w.socket().of('updateProfilePicture')).toEqual([[`${OWNER}@s.whatsapp.net`, jpeg]]);
+    expect(w.socket().of('removeProfilePicture')).toEqual([[`${OWNER}@s.whatsapp.net`]]);
+    expect(await profile.businessProfile('5511911110002@s.whatsapp.net')).toEqual({
+      wid: '5511911110002@s.whatsapp.net',
+      description: 'Shop',
+      website: ['https://shop.example'],
+      email: 'shop@example.com',
+      category: 'Retail',
+      business_hours: { timezone: 'America/Sao_Paulo', business_config: [{ day_of_week: 'mon', mode: 'open_24h' }] },
+    });
+    expect(await profile.businessProfile('5511911110001@s.whatsapp.net')).toBeNull();
   });
 
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {

@@ -19,8 +19,10 @@ async function toInbound(message: WAMessage, ctx: InboundContext): Promise<Inbou
   return {
     keyId: key.id,
     remoteJid: chat.jid,
+    remoteJidAlt: chat.alt ?? null,
     fromMe: Boolean(key.fromMe),
     participant: participant?.jid ?? null,
+    participantAlt: participant?.alt ?? null,
     pushName: message.pushName ?? null,
     messageType: parsed.messageType,
     content: parsed.content,

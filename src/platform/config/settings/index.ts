@@ -2,6 +2,7 @@
 import type { SettingValues } from '../tree.js';
 import { linking, media, operations, secrets, sending, server } from './service.js';
 import { mediaConversion } from './media-conversion.js';
+import { pacing } from './pacing.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
 import { waBusiness, waWeb } from './whatsapp.js';
@@ -11,6 +12,7 @@ export const settings = {
   ...media,
   ...mediaConversion,
   ...sending,
+  ...pacing,
   ...linking,
   ...webhook,
   ...secrets,
