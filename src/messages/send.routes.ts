@@ -8,7 +8,7 @@ import { InstanceParams } from '../platform/http/schemas.js';
 import { ButtonsBody } from './buttons-schema.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
 import { formatBytes } from '../media/size.js';
-import { isMultipart, multipartBody, refuseMultipart, registerMultipart } from '../platform/http/multipart-body.js';
+import { isMultipart, multipartBody, registerMultipart } from '../platform/http/multipart-body.js';
 import {
   ContactBody,
   ListBody,
@@ -59,32 +59,39 @@ function present(reply: FastifyReply, result: { message: unknown; replayed: bool
 type SendUseCase<Body extends TSchema> = (instance: Instance, body: Static<Body>, request: SendRequest) => Promise<{ message: unknown; replayed: boolean }>;
 
 export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (app, { outgoing, mediaMaxBytes }) => {
-  // multipart/form-data is parsed in this scope only; the routes that take no upload refuse it (415).
   const limits = { maxBytes: mediaMaxBytes, limitText: formatBytes(mediaMaxBytes) };
-  await registerMultipart(app, limits);
 
   /**
    * `POST /message/<name>/:instance`: parse, call the use case, answer 201 with the record. `upload`: the body field a
-   * multipart part `file` fills (the route then also takes multipart/form-data).
+   * multipart part `file` fills; the route then sits in a scope of its own that also parses multipart/form-data (the
+   * other routes keep answering it 415 and carry none of the multipart plugin's hooks). Awaited for such a route, so
+   * the routes are registered in the order written.
    */
-  const sendRoute = <Body extends TSchema>(name: string, summary: string, body: Body, useCase: SendUseCase<Body>, upload?: string) =>
-    app.post(
-      `/message/${name}/:instance`,
-      {
-        ...route(summary, body, upload !== undefined),
-        // After authentication (onRequest), before validation: the form is read only for a caller allowed to send.
-        preValidation: async (request) => {
-          if (upload === undefined) refuseMultipart(request);
-          // The form becomes the body the schema then validates, as a JSON body would be.
-          else if (isMultipart(request)) request.body = (await multipartBody(request, { field: upload, schema: body, limits })) as Static<Body>;
+  const sendRoute = <Body extends TSchema>(name: string, summary: string, body: Body, useCase: SendUseCase<Body>, upload?: string) => {
+    const options = route(summary, body, upload !== undefined);
+    const handler = async (request: FastifyRequest, reply: FastifyReply) =>
+      present(reply, await useCase(pathInstance(request), request.body as Static<Body>, sendRequest(request)));
+    if (upload === undefined) return app.post(`/message/${name}/:instance`, options, handler);
+    return app.register(async (scope) => {
+      await registerMultipart(scope, limits);
+      scope.post(
+        `/message/${name}/:instance`,
+        {
+          ...options,
+          // After authentication (onRequest), before validation: the form is read only for a caller allowed to send, and
+          // becomes the body the schema then validates, as a JSON body would be.
+          preValidation: async (request) => {
+            if (isMultipart(request)) request.body = await multipartBody(request, { field: upload, schema: body, limits });
+          },
         },
-      },
-      async (request, reply) => present(reply, await useCase(pathInstance(request), request.body as Static<Body>, sendRequest(request))),
-    );
+        handler,
+      );
+    });
+  };
 
   sendRoute('sendText', 'Send a text message', TextBody, (i, b, r) => outgoing.text(i, b, r));
-  sendRoute('sendMedia', 'Send an image, video, audio file or document', MediaBody, (i, b, r) => outgoing.media(i, b, r), 'media');
-  sendRoute('sendSticker', 'Send a sticker (converted to WebP)', StickerBody, (i, b, r) => outgoing.sticker(i, b, r), 'sticker');
+  await sendRoute('sendMedia', 'Send an image, video, audio file or document', MediaBody, (i, b, r) => outgoing.media(i, b, r), 'media');
+  await sendRoute('sendSticker', 'Send a sticker (converted to WebP)', StickerBody, (i, b, r) => outgoing.sticker(i, b, r), 'sticker');
   sendRoute('sendPoll', 'Send a poll', PollBody, (i, b, r) => outgoing.poll(i, b, r));
   sendRoute('sendList', 'Send a list (delivered as a single-choice poll, which every phone shows)', ListBody, (i, b, r) => outgoing.list(i, b, r));
   sendRoute('sendLocation', 'Send a location', LocationBody, (i, b, r) => outgoing.location(i, b, r));
@@ -92,12 +99,12 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
   sendRoute('sendReaction', 'React to a message with an emoji (an empty reaction removes it)', ReactionBody, (i, b, r) => outgoing.reaction(i, b, r));
   sendRoute('sendButtons', 'Send a message with buttons (reply, copy, url, call or PIX)', ButtonsBody, (i, b, r) => outgoing.buttons(i, b, r));
   sendRoute('sendStatus', 'Post a status (story)', StatusBody, (i, b, r) => outgoing.status(i, b, r));
-  sendRoute(
+  await sendRoute(
     'sendWhatsAppAudio',
     'Send a voice note (converted to OGG/Opus, with its length and waveform)',
     WhatsAppAudioBody,
     (i, b, r) => outgoing.voiceNote(i, b, r),
     'audio',
   );
-  sendRoute('sendPtv', 'Send a round video note (PTV)', PtvBody, (i, b, r) => outgoing.ptv(i, b, r), 'video');
+  await sendRoute('sendPtv', 'Send a round video note (PTV)', PtvBody, (i, b, r) => outgoing.ptv(i, b, r), 'video');
 };

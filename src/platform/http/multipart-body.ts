@@ -1,7 +1,7 @@
 // multipart/form-data for routes that take an upload: the part `file` read under the media limit, text parts coerced to the route's body schema.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CodedError, invalidInput, tooLarge, unsupportedMediaType } from '../../core/errors.js';
+import { CodedError, invalidInput, tooLarge } from '../../core/errors.js';
 
 /** The name of the one part that carries the file (as Evolution and its clients send it). */
 const filePart = 'file';
@@ -14,7 +14,7 @@ export interface MultipartLimits {
   limitText: string;
 }
 
-/** Registers the multipart parser in `app`'s scope only (the routes registered there); the file is capped at `maxBytes`. */
+/** Registers the multipart parser in `app`'s scope only (the upload route registered there); the file is capped at `maxBytes`. */
 export async function registerMultipart(app: FastifyInstance, limits: MultipartLimits): Promise<void> {
   await app.register(multipart, {
     throwFileSizeLimit: true,
@@ -33,18 +33,9 @@ export interface UploadRoute {
   limits: MultipartLimits;
 }
 
-/** True when the request came as multipart/form-data (the parser is registered in this scope). */
+/** True when the request came as multipart/form-data (in a scope where `registerMultipart` ran). */
 export function isMultipart(request: FastifyRequest): boolean {
-  return typeof request.isMultipart === 'function' && request.isMultipart();
-}
-
-/** A multipart request to a route that takes no upload: 415. */
-export function refuseMultipart(request: FastifyRequest): void {
-  if (isMultipart(request)) {
-    throw unsupportedMediaType(
-      'Content-Type multipart/form-data is not taken by this route; send application/json (uploads: sendMedia, sendWhatsAppAudio, sendPtv, sendSticker)',
-    );
-  }
+  return request.isMultipart();
 }
 
 /**
