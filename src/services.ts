@@ -35,6 +35,10 @@ import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { OutgoingMessages } from './messages/outgoing.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
+import { MessageChanges } from './messages/message-changes.js';
+import { SentMessageChanges } from './messages/sent-message-changes.js';
+import { BlockOperations } from './messages/block-operations.js';
+import { MediaDownloads } from './messages/media-download.js';
 
 export interface Services {
   config: Config;
@@ -62,6 +66,12 @@ export interface Services {
   chats: ChatOperations;
   /** Profiles, the own name and "about", and reading privacy settings. */
   profiles: ProfileOperations;
+  /** Deleting own messages for everyone and editing them. */
+  messageChanges: SentMessageChanges;
+  /** Blocking and unblocking accounts. */
+  blocks: BlockOperations;
+  /** Media messages' bytes through the connector that has them. */
+  mediaDownloads: MediaDownloads;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -128,7 +138,8 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
   });
-  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db) });
+  const changes = new MessageChanges({ db: store.db, events, apikeyOf });
+  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db), changes });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
   removal.onRemove(removeMessagesOf);
@@ -165,6 +176,9 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   });
   const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
   const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
+  const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
+  const blocks = new BlockOperations({ connectorOf, kinds });
+  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds });
 
   return {
     priority,
@@ -185,6 +199,9 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     outgoing,
     chats,
     profiles,
+    messageChanges,
+    blocks,
+    mediaDownloads,
     webhooks,
     metrics,
     retention,

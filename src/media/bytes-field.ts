@@ -1,0 +1,12 @@
+// A binary field of message content in any JSON spelling clients send: base64 text, or an object indexed "0", "1", ….
+
+/** The bytes of `value` (base64 text, or an indexed object as Evolution serialises bytes), or undefined. */
+export function bytesOf(value: unknown): Buffer | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : Buffer.from(value, 'base64');
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0 || !entries.every(([index, byte]) => /^\d+$/.test(index) && typeof byte === 'number')) return undefined;
+  const bytes = Buffer.alloc(entries.length);
+  for (const [index, byte] of entries) bytes[Number(index)] = byte as number;
+  return bytes;
+}
