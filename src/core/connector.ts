@@ -95,6 +95,9 @@ export interface MessageKeyRef {
   fromMe: boolean;
   id: string;
   participant?: string;
+  /** The other address of the chat or of the participant (phone or LID), when the messenger gave it. */
+  remoteJidAlt?: string;
+  participantAlt?: string;
 }
 
 /** A protocol message (revoke, edit) a connector sent: its own message id and when it left (epoch ms). */

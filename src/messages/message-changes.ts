@@ -27,9 +27,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The key as events and answers show it (participant only when known). */
+/** The key as events and answers show it (participant and the other addresses only when known). */
 export function keyOf(key: MessageKeyRef): MessageKeyRef {
-  return { remoteJid: key.remoteJid, fromMe: key.fromMe, id: key.id, ...(key.participant ? { participant: key.participant } : {}) };
+  return {
+    remoteJid: key.remoteJid,
+    ...(key.remoteJidAlt ? { remoteJidAlt: key.remoteJidAlt } : {}),
+    fromMe: key.fromMe,
+    id: key.id,
+    ...(key.participant ? { participant: key.participant } : {}),
+    ...(key.participantAlt ? { participantAlt: key.participantAlt } : {}),
+  };
 }
 
 /** The text an edit carries (`conversation` or `extendedTextMessage.text`), if it is a text edit. */

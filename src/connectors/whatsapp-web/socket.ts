@@ -40,6 +40,7 @@ export interface WaSocket {
   getBusinessProfile(jid: string): Promise<unknown>;
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
+  updateBlockStatus(jid: string, action: 'block' | 'unblock'): Promise<void>;
   waUploadToServer: WAMediaUploadFunction;
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;
