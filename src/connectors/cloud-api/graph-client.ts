@@ -64,6 +64,28 @@ export class GraphClient {
     });
   }
 
+  /**
+   * A received media's bytes: GET /{media-id} answers a short-lived URL, which is fetched with the same bearer token.
+   * Meta forgets media after 30 days: a media id it no longer knows is its refusal.
+   */
+  async downloadMedia(mediaId: string, token: string): Promise<Buffer> {
+    const answer = await this.call('media url', `${this.base}/${encodeURIComponent(mediaId)}`, token, { method: 'GET' });
+    const url = (answer as { url?: unknown }).url;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
+      throw new ProviderError('failed', ['Meta Graph API answered the media lookup without a download url']);
+    }
+    let response: Response;
+    let bytes: Buffer;
+    try {
+      response = await this.fetchImpl(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(this.settings.timeoutMs) });
+      bytes = Buffer.from(await response.arrayBuffer());
+    } catch (error) {
+      throw networkFailure(error, this.settings.timeoutMs);
+    }
+    if (!response.ok) throw new ProviderError('refused', [`Meta's media download answered HTTP ${response.status} (the media may have expired)`]);
+    return bytes;
+  }
+
   private path(phoneNumberId: string): string {
     return `${this.base}/${encodeURIComponent(phoneNumberId)}`;
   }
