@@ -11,7 +11,7 @@ export type MessageOperation = (typeof messageOperations)[number];
 export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
-export type ChangeOperation = 'revoke' | 'edit';
+type ChangeOperation = 'revoke' | 'edit';
 
 /** What a kind's connectors can do: the capability modules they implement. */
 export interface KindCapabilities {

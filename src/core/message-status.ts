@@ -4,8 +4,7 @@ export const messageStatuses = ['ERROR', 'PENDING', 'SERVER_ACK', 'DELIVERY_ACK'
 export type MessageStatus = (typeof messageStatuses)[number];
 
 /** What an edit or a deletion for everyone makes a stored message's status (Evolution's names); no receipt moves it on. */
-export const changedStatuses = ['EDITED', 'DELETED'] as const;
-export type ChangedStatus = (typeof changedStatuses)[number];
+export type ChangedStatus = 'EDITED' | 'DELETED';
 
 function statusRank(status: MessageStatus): number {
   return messageStatuses.indexOf(status);

@@ -66,7 +66,7 @@ function numberOf(value: unknown): number | undefined {
 }
 
 /** The content inside wrappers (ephemeral, view once, document with caption). */
-export function unwrapContent(content: Record<string, unknown>): Record<string, unknown> {
+function unwrapContent(content: Record<string, unknown>): Record<string, unknown> {
   let current = content;
   for (let depth = 0; depth < 5; depth++) {
     const wrapper = wrappers.map((name) => current[name]).find(isRecord);
@@ -78,7 +78,7 @@ export function unwrapContent(content: Record<string, unknown>): Record<string, 
 }
 
 /** The file extension of a mimetype (parameters ignored); `bin` when unknown. */
-export function extensionOf(mimetype: string): string {
+function extensionOf(mimetype: string): string {
   const bare = mimetype.split(';')[0].trim().toLowerCase();
   return extensions[bare] ?? (bare.split('/')[1]?.replace(/[^a-z0-9]/g, '') || 'bin');
 }

@@ -40,7 +40,7 @@ export function keyOf(key: MessageKeyRef): MessageKeyRef {
 }
 
 /** The text an edit carries (`conversation` or `extendedTextMessage.text`), if it is a text edit. */
-export function editedText(edited: Record<string, unknown>): string | undefined {
+function editedText(edited: Record<string, unknown>): string | undefined {
   if (typeof edited.conversation === 'string') return edited.conversation;
   const extended = edited.extendedTextMessage;
   return isRecord(extended) && typeof extended.text === 'string' ? extended.text : undefined;
@@ -50,7 +50,7 @@ export function editedText(edited: Record<string, unknown>): string | undefined 
  * The stored content with an edit applied: a text replaces the text (both spellings a stored text may carry), a
  * media message's new caption replaces its caption; quotes and mentions of the original stay.
  */
-export function contentAfterEdit(content: Record<string, unknown>, edited: Record<string, unknown>): Record<string, unknown> {
+function contentAfterEdit(content: Record<string, unknown>, edited: Record<string, unknown>): Record<string, unknown> {
   const next = structuredClone(content);
   const text = editedText(edited);
   if (text !== undefined) {

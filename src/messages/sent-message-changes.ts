@@ -16,7 +16,7 @@ export interface SentMessageChangesDeps {
 }
 
 /** WhatsApp lets a message be edited for 15 minutes after it was sent. */
-export const editWindowMs = 15 * 60 * 1000;
+const editWindowMs = 15 * 60 * 1000;
 
 /** The message types whose text can be edited. */
 const editableTypes = new Set(['conversation', 'extendedTextMessage']);

@@ -8,7 +8,7 @@ import { isGroupJid, isPhoneJid } from './jids.js';
 import type { WaSocket } from './socket.js';
 
 /** WhatsApp's media host: a node's `directPath` is fetched from here. */
-export const whatsAppMediaBase = 'https://mmg.whatsapp.net';
+const whatsAppMediaBase = 'https://mmg.whatsapp.net';
 
 /** The key kind of each media message type (round videos use video keys). */
 const mediaKeyKinds: Record<string, MediaType> = {
