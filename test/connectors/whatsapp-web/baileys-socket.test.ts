@@ -1069,6 +1069,37 @@ describe('small rules', () => {
 });
 
 describe('changing sent messages, blocking, media downloads (at the Baileys socket boundary)', () => {
+  it('a received edit then a deletion change the stored message: text replaced and EDITED, then DELETED with the record announced', async () => {
+    const w = await connected();
+    const key = { remoteJid: PN, fromMe: false, id: '3EB0STORED0000000001' };
+    w.socket().emit('messages.upsert', {
+      type: 'notify',
+      messages: [{ key, messageTimestamp: 1735690000, pushName: 'Maria', message: { conversation: 'helo' } } as never],
+    });
+    await w.settle();
+    w.socket().emit('messages.update', [{ key, update: { message: { editedMessage: { message: { conversation: 'hello' } } }, messageTimestamp: 1735690100 } }]);
+    await w.settle();
+    const row = () => w.store.db.selectFrom('messages').selectAll().where('key_id', '=', key.id).executeTakeFirstOrThrow();
+    expect((await row()).status).toBe('EDITED');
+    expect(JSON.parse((await row()).content)).toEqual({ conversation: 'hello' });
+    w.socket().emit('messages.update', [{ key, update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE } }]);
+    // Baileys reports a revoke once per device: the second report changes and announces nothing.
+    w.socket().emit('messages.update', [{ key, update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE } }]);
+    await w.settle();
+    expect((await row()).status).toBe('DELETED');
+    const history = await w.store.db
+      .selectFrom('message_status')
+      .select('status')
+      .where('message_id', '=', (await row()).id)
+      .orderBy('id')
+      .execute();
+    expect(history.map((h) => h.status)).toEqual(['EDITED', 'DELETED']);
+    const deletes = await w.store.db.selectFrom('outbox').select('body').where('event', '=', 'MESSAGES_DELETE').execute();
+    expect(deletes.map((d) => JSON.parse(d.body).data)).toEqual([
+      expect.objectContaining({ ...key, key, status: 'DELETED', message: { conversation: 'hello' }, pushName: 'Maria' }),
+    ]);
+  });
+
   it('a deletion for everyone relays a REVOKE protocol message with a new id and the stanza edit "7"', async () => {
     const w = await connected();
     const sent = await w.connector.messaging.revoke!({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000001' });
