@@ -178,7 +178,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
-  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds });
+  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes });
 
   return {
     priority,

@@ -177,9 +177,9 @@ export interface BlockingModule {
 export interface MediaModule {
   /**
    * The plain bytes of the media node `node` (`content.imageMessage`, …) of type `mediaType` (`imageMessage`, …);
-   * throws a coded error when they cannot be had.
+   * throws a coded error when they cannot be had, or are larger than `maxBytes` (nothing larger is held in memory).
    */
-  download(node: Record<string, unknown>, mediaType: string): Promise<Buffer>;
+  download(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
 
 /**

@@ -1,4 +1,6 @@
 // A binary field of message content in any JSON spelling clients send: base64 text, or an object indexed "0", "1", ….
+import { invalidInput } from '../core/errors.js';
+import { formatBytes } from './size.js';
 
 /** The bytes of `value` (base64 text, or an indexed object as Evolution serialises bytes), or undefined. */
 export function bytesOf(value: unknown): Buffer | undefined {
@@ -10,3 +12,11 @@ export function bytesOf(value: unknown): Buffer | undefined {
   for (const [index, byte] of entries) bytes[Number(index)] = byte as number;
   return bytes;
 }
+
+/** The 400 for media larger than MEDIA_MAX_BYTES allows to download. */
+export function mediaTooLarge(maxBytes: number) {
+  return invalidInput(`the media is larger than the ${formatBytes(maxBytes)} limit (MEDIA_MAX_BYTES)`);
+}
+
+/** Encryption adds at most one block of padding and the 10-byte MAC to the plain bytes. */
+export const encryptionOverhead = 16 + 10;

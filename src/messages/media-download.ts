@@ -8,6 +8,8 @@ import type { Db } from '../platform/store/db.js';
 
 export interface MediaDownloadDeps {
   db: Db;
+  /** MEDIA_MAX_BYTES: the largest media downloaded. */
+  maxBytes: number;
   connectorOf(instance: Instance): Connector;
   kinds: Pick<ConnectorKinds, 'assertCan'>;
 }
@@ -115,7 +117,7 @@ export class MediaDownloads {
     }
     const connector = this.deps.connectorOf(instance);
     if (!connector.media) throw invalidInput('this connector cannot download media');
-    const bytes = await connector.media.download(node, mediaType);
+    const bytes = await connector.media.download(node, mediaType, this.deps.maxBytes);
     const mimetype = typeof node.mimetype === 'string' && node.mimetype !== '' ? node.mimetype : 'application/octet-stream';
     const fileName = typeof node.fileName === 'string' && node.fileName !== '' ? node.fileName : `${keyId ?? 'media'}.${extensionOf(mimetype)}`;
     const height = numberOf(node.height);

@@ -90,11 +90,11 @@ export class CloudApiConnector implements Connector {
 
   /** Media received through the Cloud API carries Meta's media id (`mediaId`); Graph gives its bytes. */
   readonly media: MediaModule = {
-    download: async (node) => {
+    download: async (node, _mediaType, maxBytes) => {
       const mediaId = typeof node.mediaId === 'string' && node.mediaId !== '' ? node.mediaId : undefined;
       if (!mediaId) throw invalidInput('the media message has no Meta media id (mediaId): only media received through the Cloud API can be downloaded');
       const { token } = await this.credentials();
-      return this.graph.downloadMedia(mediaId, token);
+      return this.graph.downloadMedia(mediaId, token, maxBytes);
     },
   };
 

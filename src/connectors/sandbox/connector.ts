@@ -50,7 +50,7 @@ export interface NetworkSide {
   change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void>;
   updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void>;
   /** The plain bytes of a media node of the sandbox network. */
-  downloadMedia(node: Record<string, unknown>, mediaType: string): Promise<Buffer>;
+  downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
 
 const QR_LIMIT_REASON = 'QR code limit reached';
@@ -169,7 +169,7 @@ export class SandboxConnector implements Connector {
 
   /** Media of the sandbox network is in its media store; no link needed to read it. */
   readonly media: MediaModule = {
-    download: (node, mediaType) => this.network.downloadMedia(node, mediaType),
+    download: (node, mediaType, maxBytes) => this.network.downloadMedia(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {

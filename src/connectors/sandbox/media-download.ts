@@ -1,6 +1,6 @@
 // A media message's plain bytes on the sandbox network: its file from the sandbox media store, decrypted with its mediaKey.
 import { invalidInput } from '../../core/errors.js';
-import { bytesOf } from '../../media/bytes-field.js';
+import { bytesOf, encryptionOverhead, mediaTooLarge } from '../../media/bytes-field.js';
 import { decryptMedia } from '../../media/crypto.js';
 import type { MediaKind } from '../../media/types.js';
 
@@ -22,6 +22,7 @@ export async function downloadSandboxMedia(
   read: (fileName: string) => Promise<Buffer | null>,
   node: Record<string, unknown>,
   mediaType: string,
+  maxBytes: number,
 ): Promise<Buffer> {
   const kind = kinds[mediaType];
   if (!kind) throw invalidInput(`${mediaType} is not a media message`);
@@ -32,6 +33,7 @@ export async function downloadSandboxMedia(
   if (!mediaKey) throw invalidInput('the media message has no mediaKey to decrypt it with');
   const encrypted = await read(fileName);
   if (!encrypted) throw invalidInput('the media file is no longer on the sandbox network');
+  if (encrypted.length > maxBytes + encryptionOverhead) throw mediaTooLarge(maxBytes);
   try {
     return await decryptMedia(encrypted, mediaKey, kind);
   } catch (error) {

@@ -81,7 +81,7 @@ export class SandboxNetwork {
       profileOf: (jid) => this.profileOf(jid),
       change: (sender, target, change) => this.router.change(sender, target, change),
       updateBlockStatus: (blockerId, jid, action) => this.updateBlockStatus(blockerId, jid, action),
-      downloadMedia: (node, mediaType) => downloadSandboxMedia((fileName) => this.media.read(fileName), node, mediaType),
+      downloadMedia: (node, mediaType, maxBytes) => downloadSandboxMedia((fileName) => this.media.read(fileName), node, mediaType, maxBytes),
     };
   }
 

@@ -192,7 +192,7 @@ export class WhatsAppWebConnector implements Connector {
 
   /** Downloads from WhatsApp's media host need no live connection (media re-upload requests are not made). */
   readonly media: MediaModule = {
-    download: (node, mediaType) => downloadMedia(node, mediaType),
+    download: (node, mediaType, maxBytes) => downloadMedia(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {

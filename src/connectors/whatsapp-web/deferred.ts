@@ -94,7 +94,7 @@ export class DeferredConnector implements Connector {
 
   /** Media downloads need no connection: loaded on first use. */
   readonly media: MediaModule = {
-    download: async (node, mediaType) => (await this.loaded()).media.download(node, mediaType),
+    download: async (node, mediaType, maxBytes) => (await this.loaded()).media.download(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {

@@ -2,7 +2,7 @@
 import { downloadContentFromMessage, generateMessageIDV2, proto, type MediaType } from 'baileys';
 import { invalidInput } from '../../core/errors.js';
 import { ProviderError, type BlockAction, type MessageKeyRef, type ProtocolSent } from '../../core/connector.js';
-import { bytesOf } from '../../media/bytes-field.js';
+import { bytesOf, encryptionOverhead, mediaTooLarge } from '../../media/bytes-field.js';
 import { checkNumbers } from './contacts.js';
 import { isGroupJid, isPhoneJid } from './jids.js';
 import type { WaSocket } from './socket.js';
@@ -95,18 +95,27 @@ export function mediaUrlOf(node: Record<string, unknown>, base = whatsAppMediaBa
  * The plain bytes of a media node, downloaded and decrypted with Baileys (its key derivation and decryption); `base`
  * is WhatsApp's media host (a test serves the encrypted bytes itself).
  */
-export async function downloadMedia(node: Record<string, unknown>, mediaType: string, base = whatsAppMediaBase): Promise<Buffer> {
+export async function downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number, base = whatsAppMediaBase): Promise<Buffer> {
   const kind = mediaKeyKinds[mediaType];
   if (!kind) throw invalidInput(`${mediaType} is not a media message`);
   const mediaKey = bytesOf(node.mediaKey);
   if (!mediaKey) throw invalidInput('the media message has no mediaKey to decrypt it with');
   const url = mediaUrlOf(node, base);
+  const chunks: Buffer[] = [];
+  let total = 0;
   try {
     const stream = await downloadContentFromMessage({ mediaKey, url }, kind);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) {
+        stream.destroy();
+        break;
+      }
+      chunks.push(chunk as Buffer);
+    }
   } catch (error) {
     throw new ProviderError('refused', [`the media could not be downloaded from WhatsApp (it may have expired): ${messageOf(error)}`]);
   }
+  if (total > maxBytes) throw mediaTooLarge(maxBytes);
+  return Buffer.concat(chunks);
 }

@@ -1164,14 +1164,19 @@ describe('changing sent messages, blocking, media downloads (at the Baileys sock
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const node = { url: 'https://mmg.whatsapp.net/v/t62.7118-24/pic.enc', directPath: '/v/t62.7118-24/pic.enc', mediaKey: b64(encrypted.mediaKey) };
 
-    expect((await downloadMedia(node, 'imageMessage', base)).equals(plain)).toBe(true);
+    expect((await downloadMedia(node, 'imageMessage', 1_000_000, base)).equals(plain)).toBe(true);
     expect(served).toEqual(['/v/t62.7118-24/pic.enc']);
     // A media key as an indexed object (Evolution's JSON of bytes) works too.
     const indexed = Object.fromEntries([...encrypted.mediaKey].map((byte, i) => [String(i), byte]));
-    expect((await downloadMedia({ ...node, mediaKey: indexed }, 'imageMessage', base)).equals(plain)).toBe(true);
+    expect((await downloadMedia({ ...node, mediaKey: indexed }, 'imageMessage', 1_000_000, base)).equals(plain)).toBe(true);
 
-    await expect(downloadMedia({ ...node, directPath: '/v/gone.enc' }, 'imageMessage', base)).rejects.toMatchObject({ code: 'provider_refused' });
-    await expect(downloadMedia({ ...node, mediaKey: undefined }, 'imageMessage', base)).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(downloadMedia({ ...node, directPath: '/v/gone.enc' }, 'imageMessage', 1_000_000, base)).rejects.toMatchObject({ code: 'provider_refused' });
+    await expect(downloadMedia({ ...node, mediaKey: undefined }, 'imageMessage', 1_000_000, base)).rejects.toMatchObject({ code: 'invalid_input' });
+    // Larger than MEDIA_MAX_BYTES: a 400, without holding more than the limit.
+    await expect(downloadMedia(node, 'imageMessage', 10, base)).rejects.toMatchObject({
+      code: 'invalid_input',
+      messages: [expect.stringMatching(/MEDIA_MAX_BYTES/)],
+    });
     expect(mediaUrlOf({ directPath: '/v/x.enc' })).toBe('https://mmg.whatsapp.net/v/x.enc');
     expect(mediaUrlOf({ url: 'https://media-gru1-1.cdn.whatsapp.net/v/x.enc' })).toBe('https://media-gru1-1.cdn.whatsapp.net/v/x.enc');
     expect(() => mediaUrlOf({ url: `${base}/v/t62.7118-24/pic.enc` })).toThrow(/neither a directPath nor a WhatsApp media url/);
