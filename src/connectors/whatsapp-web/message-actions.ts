@@ -2,7 +2,7 @@
 import { downloadContentFromMessage, generateMessageIDV2, proto, type MediaType } from 'baileys';
 import { invalidInput } from '../../core/errors.js';
 import { ProviderError, type BlockAction, type MessageKeyRef, type ProtocolSent } from '../../core/connector.js';
-import { bytesOf, encryptionOverhead, mediaTooLarge } from '../../media/bytes-field.js';
+import { bytesOf, mediaTooLarge } from '../../media/bytes-field.js';
 import { checkNumbers } from './contacts.js';
 import { isGroupJid, isPhoneJid } from './jids.js';
 import type { WaSocket } from './socket.js';
