@@ -38,6 +38,10 @@ import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
 import type { Pacing } from './core/pacing.js';
 import type { PacingClock } from './messages/pacing-gate.js';
+import { MessageChanges } from './messages/message-changes.js';
+import { SentMessageChanges } from './messages/sent-message-changes.js';
+import { BlockOperations } from './messages/block-operations.js';
+import { MediaDownloads } from './messages/media-download.js';
 
 export interface Services {
   config: Config;
@@ -67,6 +71,12 @@ export interface Services {
   chats: ChatOperations;
   /** Profiles, the own name and "about", and reading privacy settings. */
   profiles: ProfileOperations;
+  /** Deleting own messages for everyone and editing them. */
+  messageChanges: SentMessageChanges;
+  /** Blocking and unblocking accounts. */
+  blocks: BlockOperations;
+  /** Media messages' bytes through the connector that has them. */
+  mediaDownloads: MediaDownloads;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -158,7 +168,8 @@ export function createServices({
     connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
   });
-  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db) });
+  const changes = new MessageChanges({ db: store.db, events, apikeyOf });
+  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db), changes });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
   removal.onRemove(removeMessagesOf);
@@ -202,6 +213,9 @@ export function createServices({
     storeProfile: (instance, change) => instances.updateProfile(instance, change),
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
   });
+  const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
+  const blocks = new BlockOperations({ connectorOf, kinds });
+  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes });
 
   return {
     priority,
@@ -223,6 +237,9 @@ export function createServices({
     ffmpeg,
     chats,
     profiles,
+    messageChanges,
+    blocks,
+    mediaDownloads,
     webhooks,
     metrics,
     retention,

@@ -21,7 +21,10 @@ export const messageOperations = [
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile';
+export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload';
+
+/** Changing a sent message: deleting it for everyone, editing its text. */
+type ChangeOperation = 'revoke' | 'edit';
 
 /** What a kind's connectors can do: the capability modules they implement. */
 export interface KindCapabilities {
@@ -36,6 +39,12 @@ export interface KindCapabilities {
   contacts?: boolean;
   /** Reading profiles and changing the own one (absent: no). */
   profile?: boolean;
+  /** Deleting sent messages for everyone and editing them (the messaging module's `revoke`, `edit`); absent: neither. */
+  changes?: readonly ChangeOperation[];
+  /** Blocking and unblocking accounts (absent: no). */
+  blocking?: boolean;
+  /** Downloading the bytes of media messages (absent: no). */
+  mediaDownload?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

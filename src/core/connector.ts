@@ -87,7 +87,33 @@ export interface MessagingModule {
    */
   readonly acknowledgesSynchronously?: boolean;
   markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
+  /** Deletes a message for everyone (the kind's capabilities say `revoke`); answers the revoke that left. */
+  revoke?(target: MessageKeyRef): Promise<ProtocolSent>;
+  /** Replaces the content of a sent message (`edit` capability); answers the edit that left. */
+  edit?(target: MessageKeyRef, content: Record<string, unknown>): Promise<ProtocolSent>;
 }
+
+/** A message as the messenger addresses it (the chat, who sent it from this account's view, its id). */
+export interface MessageKeyRef {
+  remoteJid: string;
+  fromMe: boolean;
+  id: string;
+  participant?: string;
+  /** The other address of the chat or of the participant (phone or LID), when the messenger gave it. */
+  remoteJidAlt?: string;
+  participantAlt?: string;
+}
+
+/** A protocol message (revoke, edit) a connector sent: its own message id and when it left (epoch ms). */
+export interface ProtocolSent {
+  keyId: string;
+  timestampMs: number;
+}
+
+/** A stored message changed by its sender on the messenger: deleted for everyone, or its content replaced. */
+export type MessageChange =
+  | { kind: 'revoke'; key: MessageKeyRef }
+  | { kind: 'edit'; key: MessageKeyRef; content: Record<string, unknown>; timestampMs: number };
 
 /** The presences an account shows to everyone (online or not), without a chat. */
 export type OwnPresence = 'available' | 'unavailable';
@@ -165,6 +191,22 @@ export interface ProfileModule {
   businessProfile(jid: string): Promise<BusinessProfile | null>;
 }
 
+export type BlockAction = 'block' | 'unblock';
+
+/** Blocking accounts: a blocked account's messages no longer reach this one. */
+export interface BlockingModule {
+  updateBlockStatus(jid: string, action: BlockAction): Promise<void>;
+}
+
+/** Downloading the bytes of a media message. */
+export interface MediaModule {
+  /**
+   * The plain bytes of the media node `node` (`content.imageMessage`, …) of type `mediaType` (`imageMessage`, …);
+   * throws a coded error when they cannot be had, or are larger than `maxBytes` (nothing larger is held in memory).
+   */
+  download(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
+}
+
 /**
  * One instance's connection to its messenger: the lifecycle, plus capability modules layered on it (as Baileys layers
  * its socket). Messaging is always there; an absent module is an operation the kind cannot do (the API answers
@@ -187,6 +229,8 @@ export interface Connector {
   readonly privacy?: PrivacyModule;
   readonly contacts?: ContactsModule;
   readonly profile?: ProfileModule;
+  readonly blocking?: BlockingModule;
+  readonly media?: MediaModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */
@@ -199,6 +243,8 @@ export interface ConnectorHost {
   messageReceived(instanceId: string, message: InboundMessage): Promise<void>;
   /** A receipt for a message; `detail` says why when the status is ERROR. */
   messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void>;
+  /** A stored message was deleted for everyone or edited on the messenger (by its sender, or by this account elsewhere). */
+  messageChanged(instanceId: string, change: MessageChange): Promise<void>;
   presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;

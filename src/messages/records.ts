@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../platform/store/db.js';
 import type { MessagesTable } from '../platform/store/schema.js';
-import type { MessageStatus } from '../core/message-status.js';
+import type { ChangedStatus, MessageStatus } from '../core/message-status.js';
 
 export interface MessageRecord {
   id: string;
@@ -18,7 +18,8 @@ export interface MessageRecord {
   pushName: string | null;
   messageType: string;
   content: Record<string, unknown>;
-  status: MessageStatus;
+  /** Its delivery status, or EDITED / DELETED once changed by its sender. */
+  status: MessageStatus | ChangedStatus;
   timestamp: number;
   source: string;
 }
@@ -55,7 +56,7 @@ export function recordFromRow(row: MessageRecordRow): MessageRecord {
     pushName: row.push_name,
     messageType: row.message_type,
     content: JSON.parse(row.content) as Record<string, unknown>,
-    status: row.status as MessageStatus,
+    status: row.status as MessageStatus | ChangedStatus,
     timestamp: row.message_timestamp,
     source: row.source,
   };

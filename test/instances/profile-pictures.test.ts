@@ -118,7 +118,15 @@ describe.each(targets)('profile pictures and business profiles over HTTP on $nam
     it('fetchBusinessProfile: sandbox accounts are not businesses (the number check beside it), own account without number', async () => {
       const other = await t.api('POST', `chat/fetchBusinessProfile/${a.name}`, { body: { number: b.number } });
       expect(other.status, JSON.stringify(other.body)).toBe(200);
-      expect(other.body).toEqual({ isBusiness: false, message: 'Not is business profile', jid: b.owner, exists: true, number: b.number, name: b.name });
+      expect(other.body).toEqual({
+        isBusiness: false,
+        message: 'Not is business profile',
+        jid: b.owner,
+        exists: true,
+        number: b.number,
+        name: b.name,
+        lid: expect.stringMatching(/^\d{15}@lid$/),
+      });
       const own = await t.api('POST', `chat/fetchBusinessProfile/${a.name}`, { body: {} });
       expect(own.status, JSON.stringify(own.body)).toBe(200);
       expect(own.body).toMatchObject({ isBusiness: false, message: 'Not is business profile', jid: a.owner, exists: true });

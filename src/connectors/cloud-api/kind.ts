@@ -20,6 +20,8 @@ export function cloudApiKind(deps: KindDeps): ConnectorKind {
       messaging: { operations: ['text', 'media', 'list', 'sticker', 'location', 'contact', 'reaction', 'buttons', 'voiceNote'], lists: 'interactive' },
       presence: false,
       privacy: false,
+      // Received media by Meta's media id; deleting, editing and blocking are not in the Cloud API.
+      mediaDownload: true,
     },
     alwaysOn: true,
     creationFields: (input) => {

@@ -3,11 +3,15 @@ import type { Logger } from '../../platform/logger.js';
 import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
+  type BlockAction,
+  type BlockingModule,
   type Connector,
   type ConnectorHost,
   type ContactsModule,
   type NumberCheck,
   type OwnPresence,
+  type MediaModule,
+  type MessageKeyRef,
   type MessagingModule,
   type OutboundMessage,
   type PresenceModule,
@@ -22,7 +26,8 @@ import type { UploadedMedia } from './media-store.js';
 import type { SandboxPictureStore } from './picture-store.js';
 import { checkPrivacy } from './privacy.js';
 import { QrFlow } from './qr-flow.js';
-import type { LinkedParty } from './router.js';
+import { newKeyId } from './ids.js';
+import type { LinkedParty, SentChange } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
 
 /** What a connector needs from the network it lives on. */
@@ -45,6 +50,11 @@ export interface NetworkSide {
   profileOf(jid: string): Promise<ProfileInfo | null>;
   /** Where profile pictures are kept and served. */
   pictures: Pick<SandboxPictureStore, 'save' | 'remove'>;
+  /** Delivers a deletion or an edit of the sender's message to its recipient. */
+  change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void>;
+  updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void>;
+  /** The plain bytes of a media node of the sandbox network. */
+  downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
 
 const QR_LIMIT_REASON = 'QR code limit reached';
@@ -138,6 +148,35 @@ export class SandboxConnector implements Connector {
 
     /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
     uploadMedia: (encrypted, kind): Promise<UploadedMedia> => this.network.uploadMedia(encrypted, kind),
+
+    revoke: async (target) => {
+      const keyId = newKeyId();
+      const timestampMs = Date.now();
+      await this.network.change(this.partyOrThrow(), target, { kind: 'revoke' });
+      this.lastActivity = timestampMs;
+      return { keyId, timestampMs };
+    },
+
+    edit: async (target, content) => {
+      const keyId = newKeyId();
+      const timestampMs = Date.now();
+      await this.network.change(this.partyOrThrow(), target, { kind: 'edit', content, timestampMs });
+      this.lastActivity = timestampMs;
+      return { keyId, timestampMs };
+    },
+  };
+
+  /** Blocks are kept by the network (in the store): a blocked account's messages stop at the server. */
+  readonly blocking: BlockingModule = {
+    updateBlockStatus: async (jid, action) => {
+      this.partyOrThrow();
+      await this.network.updateBlockStatus(this.instanceId, jid, action);
+    },
+  };
+
+  /** Media of the sandbox network is in its media store; no link needed to read it. */
+  readonly media: MediaModule = {
+    download: (node, mediaType, maxBytes) => this.network.downloadMedia(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {

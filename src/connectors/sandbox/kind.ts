@@ -4,6 +4,7 @@ import type { KindDeps } from '../kind-deps.js';
 import { plainCreationFields } from '../plain-creation.js';
 import { sandboxLid } from './addresses.js';
 import { removeCodesOf } from './codes.js';
+import { removeBlocksOf } from './blocks.js';
 import { SandboxNetwork } from './network.js';
 import { sandboxRoutes } from './routes.js';
 
@@ -31,10 +32,20 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
     },
   });
   deps.onRemove(removeCodesOf);
+  deps.onRemove(removeBlocksOf);
   return {
     name,
     label: 'Sandbox',
-    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true },
+    capabilities: {
+      messaging: { operations: messageOperations, lists: 'poll' },
+      presence: true,
+      privacy: true,
+      contacts: true,
+      profile: true,
+      changes: ['revoke', 'edit'],
+      blocking: true,
+      mediaDownload: true,
+    },
     alwaysOn: false,
     creationFields: plainCreationFields,
     // SANDBOX_AUTO_LINK: linked at creation, to `number` or a generated one, for demos and tests.

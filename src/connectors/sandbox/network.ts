@@ -4,7 +4,7 @@ import type { Config } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
-import type { Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
+import type { BlockAction, Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
 import { accountForms, NUMBER_RULE, parseNumber, parseUserAddress, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
@@ -17,6 +17,8 @@ import { SandboxPictureStore } from './picture-store.js';
 import { qrColour, renderQr } from '../qr-image.js';
 import { SandboxRouter, type InstanceLookup, type LinkedParty } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
+import { SandboxBlocks } from './blocks.js';
+import { downloadSandboxMedia } from './media-download.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -51,6 +53,7 @@ export class SandboxNetwork {
   private readonly media: SandboxMediaStore;
   private readonly pictures: SandboxPictureStore;
   private readonly router: SandboxRouter;
+  private readonly blocks: SandboxBlocks;
   private readonly side: NetworkSide;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
   private linking: Promise<unknown> = Promise.resolve();
@@ -60,7 +63,8 @@ export class SandboxNetwork {
     this.codes = new LinkCodes(deps.db);
     this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
     this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
-    this.router = new SandboxRouter({ host, lookup, logger, linked: (id) => this.live.get(id)?.linked() ?? null });
+    this.blocks = new SandboxBlocks(deps.db);
+    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, linked: (id) => this.live.get(id)?.linked() ?? null });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
     }
@@ -82,6 +86,9 @@ export class SandboxNetwork {
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
       profileOf: (jid) => this.profileOf(jid),
       pictures: this.pictures,
+      change: (sender, target, change) => this.router.change(sender, target, change),
+      updateBlockStatus: (blockerId, jid, action) => this.updateBlockStatus(blockerId, jid, action),
+      downloadMedia: (node, mediaType, maxBytes) => downloadSandboxMedia((fileName) => this.media.read(fileName), node, mediaType, maxBytes),
     };
   }
 
@@ -200,6 +207,14 @@ export class SandboxNetwork {
   /** A profile picture file (`<id>.jpg`), or null for an unknown or malformed name. */
   readPicture(fileName: string): Promise<Buffer | null> {
     return this.pictures.read(fileName);
+  }
+
+  /** Any valid phone address can be blocked (as on WhatsApp, whether or not a sandbox instance holds it). */
+  private async updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void> {
+    const address = parseUserAddress(jid);
+    if (address === null) throw invalidInput(`number ${jid} is not a phone address: ${NUMBER_RULE}`);
+    if (action === 'block') await this.blocks.block(blockerId, address);
+    else await this.blocks.unblock(blockerId, accountForms(address));
   }
 
   /** The profile of the account at `jid` (any spelling of it), from its live session or the stored one. */

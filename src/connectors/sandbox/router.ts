@@ -5,6 +5,7 @@ import {
   TransientConnectorError,
   type ConnectorHost,
   type InboundMessage,
+  type MessageKeyRef,
   type NumberCheck,
   type OutboundMessage,
   type OwnPresence,
@@ -12,6 +13,7 @@ import {
 } from '../../core/connector.js';
 import { accountForms, isLidAddress, lidWithoutDevice, parseUserAddress, sandboxLid, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
+import type { SandboxBlocks } from './blocks.js';
 
 /** A sandbox instance that is live and linked: who it is on the network. */
 export interface LinkedParty {
@@ -34,8 +36,13 @@ export interface RouterDeps {
   lookup: InstanceLookup;
   /** The instance as a party when its connector is live and linked on this node, else null. */
   linked: (instanceId: string) => LinkedParty | null;
+  /** Who blocked whom: a blocked sender's messages stop at the server. */
+  blocks: SandboxBlocks;
   logger: Logger;
 }
+
+/** A change of a sent message as it travels: deleted for everyone, or its content replaced. */
+export type SentChange = { kind: 'revoke' } | { kind: 'edit'; content: Record<string, unknown>; timestampMs: number };
 
 interface Recipient {
   instance: Instance;
@@ -69,6 +76,11 @@ export class SandboxRouter {
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
       return;
     }
+    if (await this.deps.blocks.blocked(target.instance.id, accountForms(sender.ownerJid))) {
+      // As WhatsApp: the server takes the message (SERVER_ACK) and never hands it to an account that blocked its sender.
+      this.debug(sender, { keyId: message.keyId }, 'sandbox message not delivered: the recipient blocked the sender');
+      return;
+    }
     // The recipient's copy and the receipts are reported at once, in this order (before anything awaits, so the
     // messages of one batch keep their order); the core records reports of a turn of the event loop together.
     const reports = [
@@ -78,6 +90,23 @@ export class SandboxRouter {
     if (target.instance.settings.readMessages) reports.push(this.readBy(target.instance, sender.instanceId, [message.keyId]));
     await Promise.all(reports);
     this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
+  }
+
+  /**
+   * The sender deleted or edited its message `target` (in a chat with a person): the recipient's copy changes, as the
+   * recipient sees it (the chat is the sender's, the message not its own). A recipient that is not running, or that
+   * blocked the sender, never sees the change.
+   */
+  async change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void> {
+    const to = this.phoneAddress(target.remoteJid);
+    if (to === null || accountForms(to).includes(sender.ownerJid)) return;
+    const recipient = this.recipient(to);
+    if (!recipient || (await this.deps.blocks.blocked(recipient.instance.id, accountForms(sender.ownerJid)))) return;
+    const key: MessageKeyRef = { remoteJid: sender.ownerJid, remoteJidAlt: sandboxLid(sender.ownerJid), fromMe: false, id: target.id };
+    await this.deps.host.messageChanged(
+      recipient.party.instanceId,
+      change.kind === 'revoke' ? { kind: 'revoke', key } : { kind: 'edit', key, content: change.content, timestampMs: change.timestampMs },
+    );
   }
 
   /** The reader read `keys`; each sender that is a sandbox instance gets READ unless the reader hides reads. */

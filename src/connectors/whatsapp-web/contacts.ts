@@ -15,7 +15,7 @@ function spellings(jid: string): string[] {
 }
 
 /** What `checkNumbers` knows of @lid addresses. */
-interface KnownAddresses {
+export interface KnownAddresses {
   phoneOf(lid: string): Promise<string | null>;
   alternateOf(jid: string): string | null;
   remember(lid: string, phone: string): void;

@@ -1,8 +1,10 @@
 // Loads the Baileys-based connector on first use, so the service starts without loading baileys (about a second).
 import {
   TransientConnectorError,
+  type BlockingModule,
   type Connector,
   type ContactsModule,
+  type MediaModule,
   type MessagingModule,
   type PresenceModule,
   type PrivacyModule,
@@ -12,7 +14,14 @@ import {
 import type { ConnectionState } from '../../core/instance.js';
 
 /** The loaded connector: WhatsApp Web has every capability module. */
-export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule; contacts: ContactsModule; profile: ProfileModule };
+export type WebConnector = Connector & {
+  presence: PresenceModule;
+  privacy: PrivacyModule;
+  contacts: ContactsModule;
+  profile: ProfileModule;
+  blocking: BlockingModule;
+  media: MediaModule;
+};
 
 export class DeferredConnector implements Connector {
   private inner: WebConnector | null = null;
@@ -67,6 +76,25 @@ export class DeferredConnector implements Connector {
     markRead: (keys) => this.live().messaging.markRead(keys),
     uploadMedia: async (encrypted, kind) =>
       this.inner?.messaging.uploadMedia ? this.inner.messaging.uploadMedia(encrypted, kind) : { url: '', directPath: '' },
+    revoke: async (target) => {
+      const revoke = this.live().messaging.revoke;
+      if (!revoke) throw new TransientConnectorError('the WhatsApp connection cannot delete messages');
+      return revoke(target);
+    },
+    edit: async (target, content) => {
+      const edit = this.live().messaging.edit;
+      if (!edit) throw new TransientConnectorError('the WhatsApp connection cannot edit messages');
+      return edit(target, content);
+    },
+  };
+
+  readonly blocking: BlockingModule = {
+    updateBlockStatus: (jid, action) => this.live().blocking.updateBlockStatus(jid, action),
+  };
+
+  /** Media downloads need no connection: loaded on first use. */
+  readonly media: MediaModule = {
+    download: async (node, mediaType, maxBytes) => (await this.loaded()).media.download(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {

@@ -43,6 +43,7 @@ export interface WaSocket {
   updateProfileStatus(status: string): Promise<void>;
   updateProfilePicture(jid: string, content: WAMediaUpload): Promise<void>;
   removeProfilePicture(jid: string): Promise<void>;
+  updateBlockStatus(jid: string, action: 'block' | 'unblock'): Promise<void>;
   waUploadToServer: WAMediaUploadFunction;
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;

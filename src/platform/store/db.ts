@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { Store } from './types.js';
 import { migrate } from './migrations.js';
@@ -10,6 +10,7 @@ import { startCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteThread } from './sqlite-thread/host.js';
 import { registerSqliteThread, SqliteThreadDialect } from './sqlite-thread/dialect.js';
 import { prepareStatements } from './pg-prepared.js';
+import { OneSchemaPostgresDialect } from './pg-one-schema.js';
 import { registerColumnTypes, type ColumnTypes } from './write-unit.js';
 
 export type { Db, Dialect, Store, Tx } from './types.js';
@@ -107,8 +108,8 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
     max: options.poolSize ?? 10,
   });
   pool.on('connect', (client) => prepareStatements(client));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const current = schema ?? ((await pool.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema || 'public');
+  const db = new Kysely<Database>({ dialect: new OneSchemaPostgresDialect({ pool }, current) });
   await migrate(db as Kysely<unknown>, 'postgres', current);
   registerColumnTypes(db, await readColumnTypes(pool, current));
   return {

@@ -281,6 +281,19 @@ const alternateAddresses: Migration = {
   },
 };
 
+/** The sandbox's blocked accounts: who each sandbox instance blocked (their messages no longer reach it). */
+const sandboxBlocks: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('sandbox_blocks')
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('jid', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sandbox_blocks_pk', ['instance_id', 'jid'])
+      .execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -294,6 +307,7 @@ class ListProvider implements MigrationProvider {
       '0007_room_for_status_updates': roomForStatusUpdates(this.dialect),
       '0008_outbox_broker_wants': outboxBrokerWants,
       '0010_pacing': pacing,
+      '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,
     };
   }

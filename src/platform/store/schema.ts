@@ -153,6 +153,13 @@ interface MediaBlobsTable {
   created_at: number;
 }
 
+interface SandboxBlocksTable {
+  instance_id: string;
+  /** The blocked account's address. */
+  jid: string;
+  created_at: number;
+}
+
 interface BrokerCursorsTable {
   sink: string;
   last_seq: number;
@@ -172,4 +179,5 @@ export interface Database {
   session_keys: SessionKeysTable;
   media_blobs: MediaBlobsTable;
   broker_cursors: BrokerCursorsTable;
+  sandbox_blocks: SandboxBlocksTable;
 }

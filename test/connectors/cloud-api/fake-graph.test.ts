@@ -44,6 +44,8 @@ interface Canned {
   status: number;
   body: unknown;
   delayMs?: number;
+  /** Bytes answered as they are instead of the JSON body (a media download). */
+  raw?: Buffer;
 }
 
 const graphError = (status: number, code: number, message: string, details?: string, subcode?: number): Canned => ({
@@ -87,10 +89,11 @@ class FakeGraph {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        void this.handle(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks)).then(async ({ status, body, delayMs }) => {
+        void this.handle(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks)).then(async ({ status, body, delayMs, raw }) => {
           if (delayMs) await sleep(delayMs);
           if (res.destroyed) return;
-          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+          if (raw) res.writeHead(status, { 'content-type': 'application/octet-stream' }).end(raw);
+          else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         });
       });
     });
@@ -120,6 +123,7 @@ class FakeGraph {
     const path = url.split('?')[0];
     const call: GraphCall = { method, path, headers };
     this.calls.push(call);
+    if (method === 'GET') return this.mediaGet(path, headers);
     const match = /^\/(v\d+\.\d+)\/([^/]+)\/(messages|media)$/.exec(path);
     if (!match || method !== 'POST') {
       this.problems.push(`unexpected ${method} ${path}`);
@@ -141,6 +145,24 @@ class FakeGraph {
     }
     if (edge === 'media') return this.media(call, headers, raw);
     return this.message(call, headers, raw);
+  }
+
+  /** GET /{version}/{media-id}: the media's URL (here, on this fake); GET /media-file/{id}: its bytes. Both need the token. */
+  private mediaGet(path: string, headers: IncomingHttpHeaders): Canned {
+    if (headers.authorization !== `Bearer ${this.token}`) return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
+    const lookup = /^\/(v\d+\.\d+)\/(\d+)$/.exec(path);
+    const file = /^\/media-file\/(\d+)$/.exec(path);
+    const id = lookup?.[2] ?? file?.[1];
+    const media = id === undefined ? undefined : this.uploads.get(id);
+    if (!media) {
+      if (!lookup && !file) this.problems.push(`unexpected GET ${path}`);
+      return file ? { status: 404, body: null } : graphError(400, 100, `Unsupported get request. Object with ID '${id}' does not exist`, undefined, 33);
+    }
+    if (file) return { status: 200, body: null, raw: media.bytes };
+    return {
+      status: 200,
+      body: { messaging_product: 'whatsapp', url: `${this.url}/media-file/${id}`, mime_type: media.type, file_size: media.bytes.length, id },
+    };
   }
 
   private takeCanned(path: string): Canned | undefined {
@@ -1037,6 +1059,44 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
         expect(row.message_type, messageType).toBe(messageType);
         expect(JSON.parse(row.content)).toEqual(content);
       }
+    });
+
+    it('getBase64FromMediaMessage downloads received media by its Meta media id (Graph lookup, then the URL with the token)', async () => {
+      const instance = await createMeta(phoneB);
+      await connectorFor(instance);
+      const jpeg = Buffer.concat([Buffer.from('ffd8ffe0', 'hex'), randomBytes(100)]);
+      const mediaId = '1479537139650974';
+      graph.uploads.set(mediaId, { bytes: jpeg, type: 'image/jpeg' });
+      const payload = inboundPayload(phoneB, { type: 'image', image: { caption: 'the receipt', mime_type: 'image/jpeg', sha256: 'x', id: mediaId } });
+      expect((await graph.play(callbackUrl, payload)).status).toBe(200);
+      const wamid = payload.wamidForTest as string;
+      const res = await t.api('POST', `chat/getBase64FromMediaMessage/${instance.name}`, { body: { message: { key: { id: wamid } } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({
+        mediaType: 'imageMessage',
+        caption: 'the receipt',
+        mimetype: 'image/jpeg',
+        size: { fileLength: jpeg.length },
+        buffer: null,
+      });
+      expect(Buffer.from(res.body.base64, 'base64').equals(jpeg)).toBe(true);
+      const gets = graph.calls.filter((c) => c.method === 'GET');
+      expect(gets.map((c) => c.path)).toEqual([`/${version}/${mediaId}`, `/media-file/${mediaId}`]);
+      expect(gets.every((c) => c.headers.authorization === `Bearer ${metaToken}`)).toBe(true);
+
+      // Media Meta no longer has is its refusal (400); media without a media id cannot be downloaded.
+      graph.uploads.delete(mediaId);
+      const gone = await t.api('POST', `chat/getBase64FromMediaMessage/${instance.name}`, { body: { message: { key: { id: wamid } } } });
+      expect(gone.status, JSON.stringify(gone.body)).toBe(400);
+      const noId = await t.api('POST', `chat/getBase64FromMediaMessage/${instance.name}`, {
+        body: { message: { key: { id: 'X' }, message: { imageMessage: { mimetype: 'image/jpeg' } } } },
+      });
+      expect(noId.status).toBe(400);
+      expect(noId.body.response.message[0]).toMatch(/no Meta media id/);
+      // Deleting, editing and blocking are not in the Cloud API.
+      const blocked = await t.api('POST', `chat/updateBlockStatus/${instance.name}`, { body: { number: customer, status: 'block' } });
+      expect(blocked.status).toBe(400);
+      expect(blocked.body.response.message[0]).toMatch(/^Method not available on WhatsApp Business API/);
     });
 
     /** The PENDING record the send route would have stored for `message` (tests that drive the connector directly). */

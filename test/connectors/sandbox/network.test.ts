@@ -54,6 +54,7 @@ class StandInCore implements ConnectorHost {
   async presenceReceived() {}
   async eventOccurred() {}
   async messagesSynced() {}
+  async messageChanged() {}
   async providerToken() {
     return null;
   }

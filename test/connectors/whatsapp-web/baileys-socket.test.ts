@@ -154,6 +154,11 @@ class FakeSocket implements WaSocket {
   async removeProfilePicture(jid: string) {
     this.record('removeProfilePicture', jid);
   }
+  blockError: unknown;
+  async updateBlockStatus(jid: string, action: string) {
+    if (this.blockError) throw this.blockError;
+    this.record('updateBlockStatus', jid, action);
+  }
   waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
     return { mediaUrl: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc', directPath: '/v/t62.7119-24/uploaded.enc' };
@@ -520,7 +525,7 @@ describe('history, updates, receipts, edits and deletions', () => {
     ]);
   });
 
-  it('a deletion for everyone is MESSAGES_DELETE with the key; an edit is MESSAGES_EDITED with the edit protocol message', async () => {
+  it('a deletion for everyone and an edit are changes of the stored message for the core (MESSAGES_DELETE, MESSAGES_EDITED)', async () => {
     const w = await connected();
     w.socket().emit('messages.update', [
       {
@@ -536,15 +541,32 @@ describe('history, updates, receipts, edits and deletions', () => {
     w.socket().emit('messages.delete', { jid: PN, all: true });
     await w.settle();
 
-    expect(w.host.events('MESSAGES_DELETE')).toEqual([
-      { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' },
-      // The phone address carries the @lid one once known (here from the first deletion's key).
-      { remoteJid: PN, remoteJidAlt: LID, fromMe: true, id: '3EB0DELETEDFORME0001' },
+    expect(w.host.of('messageChanged')).toEqual([
+      [{ kind: 'revoke', key: { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' } }],
+      [
+        {
+          kind: 'edit',
+          key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN, participantAlt: LID },
+          content: { conversation: 'fixed typo' },
+          timestampMs: 1735690300000,
+        },
+      ],
     ]);
-    expect(w.host.events('MESSAGES_EDITED')).toEqual([
+    // "Delete for me" synced from the phone is only announced; a deletion for everyone never as an edit too.
+    // The phone address carries the @lid one once known (here from the first deletion's key).
+    expect(w.host.events('MESSAGES_DELETE')).toEqual([{ remoteJid: PN, remoteJidAlt: LID, fromMe: true, id: '3EB0DELETEDFORME0001' }]);
+    const outbox = await w.store.db
+      .selectFrom('outbox')
+      .select(['event', 'body'])
+      .where('event', 'in', ['MESSAGES_DELETE', 'MESSAGES_EDITED'])
+      .orderBy('seq')
+      .execute();
+    const data = (event: string) => outbox.filter((row) => row.event === event).map((row) => JSON.parse(row.body).data);
+    expect(data('MESSAGES_DELETE')).toContainEqual({ remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' });
+    expect(data('MESSAGES_EDITED')).toEqual([
       {
         key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN, participantAlt: LID },
-        type: 14,
+        type: 'MESSAGE_EDIT',
         editedMessage: { conversation: 'fixed typo' },
         timestampMs: '1735690300000',
       },
@@ -1157,5 +1179,121 @@ describe('small rules', () => {
       'transient',
       'transient',
     ]);
+  });
+});
+
+describe('changing sent messages, blocking, media downloads (at the Baileys socket boundary)', () => {
+  it('a received edit then a deletion change the stored message: text replaced and EDITED, then DELETED with the record announced', async () => {
+    const w = await connected();
+    const key = { remoteJid: PN, fromMe: false, id: '3EB0STORED0000000001' };
+    w.socket().emit('messages.upsert', {
+      type: 'notify',
+      messages: [{ key, messageTimestamp: 1735690000, pushName: 'Maria', message: { conversation: 'helo' } } as never],
+    });
+    await w.settle();
+    w.socket().emit('messages.update', [{ key, update: { message: { editedMessage: { message: { conversation: 'hello' } } }, messageTimestamp: 1735690100 } }]);
+    await w.settle();
+    const row = () => w.store.db.selectFrom('messages').selectAll().where('key_id', '=', key.id).executeTakeFirstOrThrow();
+    expect((await row()).status).toBe('EDITED');
+    expect(JSON.parse((await row()).content)).toEqual({ conversation: 'hello' });
+    w.socket().emit('messages.update', [{ key, update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE } }]);
+    // Baileys reports a revoke once per device: the second report changes and announces nothing.
+    w.socket().emit('messages.update', [{ key, update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE } }]);
+    await w.settle();
+    expect((await row()).status).toBe('DELETED');
+    const history = await w.store.db
+      .selectFrom('message_status')
+      .select('status')
+      .where('message_id', '=', (await row()).id)
+      .orderBy('id')
+      .execute();
+    expect(history.map((h) => h.status)).toEqual(['EDITED', 'DELETED']);
+    const deletes = await w.store.db.selectFrom('outbox').select('body').where('event', '=', 'MESSAGES_DELETE').execute();
+    expect(deletes.map((d) => JSON.parse(d.body).data)).toEqual([
+      expect.objectContaining({ ...key, key, status: 'DELETED', message: { conversation: 'hello' }, pushName: 'Maria' }),
+    ]);
+  });
+
+  it('a deletion for everyone relays a REVOKE protocol message with a new id and the stanza edit "7"', async () => {
+    const w = await connected();
+    const sent = await w.connector.messaging.revoke!({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000001' });
+    const [relayed] = w.socket().relayed;
+    expect(relayed.jid).toBe(PN);
+    expect(relayed.options).toEqual({ messageId: sent.keyId, additionalAttributes: { edit: '7' } });
+    expect(sent.keyId).not.toBe('3EB0OURKEY0000000001');
+    expect(relayed.message.protocolMessage).toMatchObject({
+      key: { remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000001' },
+      type: proto.Message.ProtocolMessage.Type.REVOKE,
+    });
+  });
+
+  it('an edit relays a MESSAGE_EDIT protocol message carrying the new content, stanza edit "1"', async () => {
+    const w = await connected();
+    const before = Date.now();
+    const sent = await w.connector.messaging.edit!({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000002' }, { conversation: 'fixed' });
+    const [relayed] = w.socket().relayed;
+    expect(relayed.options).toEqual({ messageId: sent.keyId, additionalAttributes: { edit: '1' } });
+    const protocol = relayed.message.protocolMessage!;
+    expect(protocol.type).toBe(proto.Message.ProtocolMessage.Type.MESSAGE_EDIT);
+    expect(protocol.key).toMatchObject({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000002' });
+    expect(protocol.editedMessage?.conversation).toBe('fixed');
+    expect(Number(protocol.timestampMs)).toBeGreaterThanOrEqual(before);
+  });
+
+  it('WhatsApp refusing a change is a provider refusal (400), not a crash', async () => {
+    const w = await connected();
+    w.socket().relayError = boom('not-acceptable', 406);
+    await expect(w.connector.messaging.revoke!({ remoteJid: PN, fromMe: true, id: 'X' })).rejects.toMatchObject({ code: 'provider_refused' });
+  });
+
+  it('blocks by the account WhatsApp knows (its own spelling); an unknown number and a refusal are 400s', async () => {
+    const w = await connected();
+    await w.connector.blocking!.updateBlockStatus('5511988887777@s.whatsapp.net', 'block');
+    await w.connector.blocking!.updateBlockStatus('5511911110001@s.whatsapp.net', 'unblock');
+    expect(w.socket().of('updateBlockStatus')).toEqual([
+      ['551188887777@s.whatsapp.net', 'block'],
+      ['5511911110001@s.whatsapp.net', 'unblock'],
+    ]);
+    await expect(w.connector.blocking!.updateBlockStatus('4915100000000@s.whatsapp.net', 'block')).rejects.toMatchObject({
+      code: 'invalid_input',
+      messages: ['number 4915100000000 is not on WhatsApp'],
+    });
+    w.socket().blockError = boom('bad-request', 400);
+    await expect(w.connector.blocking!.updateBlockStatus('5511911110001@s.whatsapp.net', 'block')).rejects.toMatchObject({ code: 'provider_refused' });
+  });
+
+  it('downloads media from its directPath and decrypts it with Baileys; only WhatsApp media hosts are fetched', async () => {
+    const { createServer } = await import('node:http');
+    const { downloadMedia, mediaUrlOf } = await import('../../../src/connectors/whatsapp-web/message-actions.js');
+    const plain = Buffer.from('a picture, as far as this test is concerned');
+    const encrypted = await encryptMedia(plain, 'image');
+    const served: string[] = [];
+    const server = createServer((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/v/t62.7118-24/pic.enc') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(encrypted.encrypted);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const node = { url: 'https://mmg.whatsapp.net/v/t62.7118-24/pic.enc', directPath: '/v/t62.7118-24/pic.enc', mediaKey: b64(encrypted.mediaKey) };
+
+    expect((await downloadMedia(node, 'imageMessage', 1_000_000, base)).equals(plain)).toBe(true);
+    expect(served).toEqual(['/v/t62.7118-24/pic.enc']);
+    // A media key as an indexed object (Evolution's JSON of bytes) works too.
+    const indexed = Object.fromEntries([...encrypted.mediaKey].map((byte, i) => [String(i), byte]));
+    expect((await downloadMedia({ ...node, mediaKey: indexed }, 'imageMessage', 1_000_000, base)).equals(plain)).toBe(true);
+
+    await expect(downloadMedia({ ...node, directPath: '/v/gone.enc' }, 'imageMessage', 1_000_000, base)).rejects.toMatchObject({ code: 'provider_refused' });
+    await expect(downloadMedia({ ...node, mediaKey: undefined }, 'imageMessage', 1_000_000, base)).rejects.toMatchObject({ code: 'invalid_input' });
+    // Larger than MEDIA_MAX_BYTES: a 400, without holding more than the limit.
+    await expect(downloadMedia(node, 'imageMessage', 10, base)).rejects.toMatchObject({
+      code: 'invalid_input',
+      messages: [expect.stringMatching(/MEDIA_MAX_BYTES/)],
+    });
+    expect(mediaUrlOf({ directPath: '/v/x.enc' })).toBe('https://mmg.whatsapp.net/v/x.enc');
+    expect(mediaUrlOf({ url: 'https://media-gru1-1.cdn.whatsapp.net/v/x.enc' })).toBe('https://media-gru1-1.cdn.whatsapp.net/v/x.enc');
+    expect(() => mediaUrlOf({ url: `${base}/v/t62.7118-24/pic.enc` })).toThrow(/neither a directPath nor a WhatsApp media url/);
+    expect(() => mediaUrlOf({ url: 'https://evil.example/whatsapp.net' })).toThrow(/neither a directPath/);
   });
 });

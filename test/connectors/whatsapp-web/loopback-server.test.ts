@@ -675,7 +675,8 @@ describe('closes and reconnects', () => {
     const sockets = w.mock.connections.length;
 
     w.mock.last.sendNode({ tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
-    await waitFor(() => connector.state() === 'close', 10_000, { what: 'close after 440', intervalMs: 25 });
+    // The state turns close before the close is reported to the host: wait for both.
+    await waitFor(() => connector.state() === 'close' && w.host.last('close') !== undefined, 10_000, { what: 'close after 440', intervalMs: 25 });
 
     expect(w.host.last('close')).toMatchObject({ statusReason: 440, reason: expect.stringMatching(/replaced/) });
     await sleep(1_000);
