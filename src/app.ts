@@ -88,7 +88,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
-      await api.register(sendRoutes, { outgoing: services.outgoing });
+      await api.register(sendRoutes, { outgoing: services.outgoing, mediaMaxBytes: config.mediaMaxBytes });
       await api.register(chatRoutes, { chats: services.chats });
       await api.register(profileRoutes, { profiles: services.profiles });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });

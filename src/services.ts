@@ -33,6 +33,7 @@ import { createEventSinks } from './sinks/list.js';
 import type { WebsocketSink } from './sinks/websocket/sink.js';
 import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { OutgoingMessages } from './messages/outgoing.js';
+import { Ffmpeg } from './media/ffmpeg.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
 import type { Pacing } from './core/pacing.js';
@@ -64,6 +65,8 @@ export interface Services {
   sends: SendService;
   /** The send use cases behind the send routes. */
   outgoing: OutgoingMessages;
+  /** Media conversions in a child process (voice notes, round videos), a bounded number at once. */
+  ffmpeg: Ffmpeg;
   /** Privacy, presence and read receipts through the live connection. */
   chats: ChatOperations;
   /** Profiles, the own name and "about", and reading privacy settings. */
@@ -194,12 +197,14 @@ export function createServices({
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
+  const ffmpeg = new Ffmpeg({ path: config.ffmpegPath, concurrency: config.mediaConvertConcurrency, timeoutMs: config.mediaConvertTimeoutMs });
   const outgoing = new OutgoingMessages({
     db: store.db,
     sends,
     connectorOf,
     kinds,
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    ffmpeg,
   });
   const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
   const profiles = new ProfileOperations({
@@ -229,6 +234,7 @@ export function createServices({
     workers,
     sends,
     outgoing,
+    ffmpeg,
     chats,
     profiles,
     messageChanges,

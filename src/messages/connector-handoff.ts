@@ -1,7 +1,7 @@
 // Where queued sends meet the connector: a run handed over in order, or one send after its typing delay.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Connector, OutboundMessage } from '../core/connector.js';
+import type { Connector, OutboundMessage, Presence } from '../core/connector.js';
 import { yieldToEventLoop } from '../platform/util/yield.js';
 
 /** Longest run of sends without letting other work in. */
@@ -30,7 +30,7 @@ export async function sendInOrder(connector: Connector, messages: OutboundMessag
 }
 
 /**
- * Sends one message, first showing "typing" in `chat` for `delayMs` if asked. False when `signal` aborted the typing
+ * Sends one message, first showing "typing" ("recording" before a voice note) in `chat` for `delayMs` if asked. False when `signal` aborted the typing
  * delay (nothing was sent); a failure of the connector is thrown.
  */
 export async function sendAfterTyping(
@@ -41,7 +41,7 @@ export async function sendAfterTyping(
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   if (delayMs > 0) {
-    await connector.presence?.sendPresence(chat, 'composing');
+    await connector.presence?.sendPresence(chat, typingPresenceOf(message));
     try {
       await sleep(delayMs, undefined, { signal });
     } catch (error) {
@@ -53,4 +53,10 @@ export async function sendAfterTyping(
   }
   await connector.messaging.send(message);
   return true;
+}
+
+/** What the recipient sees before a send: "recording audio" before a voice note, "typing" before anything else. */
+function typingPresenceOf(message: OutboundMessage): Presence {
+  const audio = message.content.audioMessage;
+  return audio && typeof audio === 'object' && (audio as { ptt?: unknown }).ptt === true ? 'recording' : 'composing';
 }

@@ -7,6 +7,9 @@ import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/types.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
+import type { Ffmpeg } from '../media/ffmpeg.js';
+import { prepareRoundVideo } from '../media/round-video.js';
+import { prepareVoiceNote } from '../media/voice-note.js';
 import type { ButtonsSend } from './buttons-schema.js';
 import { buttonsContent, checkButtons, imageHeader } from './buttons.js';
 import { chatPartnersOf } from './chat-partners.js';
@@ -22,6 +25,7 @@ import {
   textContent,
   type ContextInput,
 } from './compose.js';
+import { ptvContent, voiceNoteContent } from './compose-voice.js';
 import { recipientJid, statusBroadcastJid, statusViewerJid } from './jid.js';
 import { findMessageByKey } from './records.js';
 import type { BuiltMessage, SendService } from './send-service.js';
@@ -32,10 +36,12 @@ import {
   type LocationSend,
   type MediaSend,
   type PollSend,
+  type PtvSend,
   type ReactionSend,
   type StatusSend,
   type StickerSend,
   type TextSend,
+  type WhatsAppAudioSend,
 } from './send-schemas.js';
 
 /** What makes a send request itself, beside its body: the route (for idempotency) and the Idempotency-Key. */
@@ -53,6 +59,8 @@ export interface OutgoingDeps {
   connectorOf(instance: Instance): Connector;
   kinds: Pick<ConnectorKinds, 'assertCan' | 'listsAreInteractive'>;
   media: { maxBytes: number; denyPrivate: boolean; fetchTimeoutMs: number };
+  /** Converts voice notes and measures round videos (a child process, bounded). */
+  ffmpeg: Ffmpeg;
 }
 
 type Common = { number: string; delay?: number; mentionsEveryOne?: boolean } & ContextInput;
@@ -85,6 +93,39 @@ export class OutgoingMessages {
       const media = await this.loadAndPrepare(body.sticker, 'sticker', 'sticker');
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { contextInfo }) };
+    });
+  }
+
+  /**
+   * A voice note: the audio converted to OGG/Opus (unless `encoding: false`) and measured when the send is accepted, so
+   * audio that cannot be read is a 400; unlike upstream, `quoted` and mentions apply as to any send.
+   */
+  voiceNote(instance: Instance, body: WhatsAppAudioSend, request: SendRequest) {
+    return this.send(instance, 'voiceNote', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      const contextInfo = await this.contextOf(instance, body);
+      const loaded = await this.load(body.audio, 'audio');
+      const voice = await prepareVoiceNote(this.deps.ffmpeg, loaded.bytes, {
+        field: 'audio',
+        convert: body.encoding !== false,
+        maxBytes: this.deps.media.maxBytes,
+      });
+      const media = await prepareMedia(voice.bytes, 'audio', { field: 'audio' });
+      const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
+      return { remoteJid, mediaBlob, ...voiceNoteContent(media, uploaded, voice, contextInfo) };
+    });
+  }
+
+  /** A round video note: MP4 (other videos converted), its length measured; URLs work (upstream's probe read them as file paths). */
+  ptv(instance: Instance, body: PtvSend, request: SendRequest) {
+    return this.send(instance, 'ptv', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      const contextInfo = await this.contextOf(instance, body);
+      const loaded = await this.load(body.video, 'video');
+      const video = await prepareRoundVideo(this.deps.ffmpeg, loaded.bytes, { field: 'video', maxBytes: this.deps.media.maxBytes });
+      const media = await prepareMedia(video.bytes, 'video', { field: 'video' });
+      const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
+      return { remoteJid, mediaBlob, ...ptvContent(media, uploaded, video.seconds, contextInfo) };
     });
   }
 
@@ -223,9 +264,13 @@ export class OutgoingMessages {
     return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
   }
 
-  private async loadAndPrepare(input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
+  private load(input: string, field: string) {
     const { maxBytes, denyPrivate, fetchTimeoutMs } = this.deps.media;
-    const loaded = await loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field });
+    return loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field });
+  }
+
+  private async loadAndPrepare(input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
+    const loaded = await this.load(input, field);
     return prepareMedia(loaded.bytes, kind, {
       fileName: fileName ?? loaded.fileNameHint,
       declaredMimetype: mimetype ?? loaded.declaredMimetype,

@@ -124,3 +124,19 @@ export type LocationSend = Static<typeof LocationBody>;
 export type ContactSend = Static<typeof ContactBody>;
 export type ReactionSend = Static<typeof ReactionBody>;
 export type StatusSend = Static<typeof StatusBody>;
+
+export const WhatsAppAudioBody = Type.Object({
+  ...commonSendFields,
+  audio: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL of the audio (multipart: a part named file instead)' }),
+  encoding: Type.Optional(Type.Boolean({ description: 'Convert to OGG/Opus as WhatsApp records voice notes (default true); false sends the bytes as given' })),
+  mimetype: Type.Optional(Type.String({ description: 'Accepted and ignored: the type is read from the bytes' })),
+  fileName: Type.Optional(Type.String({ description: 'Accepted and ignored: voice notes have no file name' })),
+});
+
+export const PtvBody = Type.Object({
+  ...commonSendFields,
+  video: Type.String({ minLength: 1, description: 'http(s) URL, base64 or data URL of the video (multipart: a part named file instead)' }),
+});
+
+export type WhatsAppAudioSend = Static<typeof WhatsAppAudioBody>;
+export type PtvSend = Static<typeof PtvBody>;

@@ -1,4 +1,4 @@
-// Send routes: text, media, sticker, list, poll, status, location, contact and reaction; each answers 201 with the PENDING record at once.
+// Send routes: text, media, sticker, list, poll, status, location, contact, reaction, voice note and round video; each answers 201 with the PENDING record at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
@@ -7,13 +7,30 @@ import { pathInstance } from '../platform/http/auth.js';
 import { InstanceParams } from '../platform/http/schemas.js';
 import { ButtonsBody } from './buttons-schema.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
-import { ContactBody, ListBody, LocationBody, MediaBody, MessageResult, PollBody, ReactionBody, StatusBody, StickerBody, TextBody } from './send-schemas.js';
+import { formatBytes } from '../media/size.js';
+import { isMultipart, multipartBody, registerMultipart } from '../platform/http/multipart-body.js';
+import {
+  ContactBody,
+  ListBody,
+  LocationBody,
+  MediaBody,
+  MessageResult,
+  PollBody,
+  PtvBody,
+  ReactionBody,
+  StatusBody,
+  StickerBody,
+  TextBody,
+  WhatsAppAudioBody,
+} from './send-schemas.js';
 
 export interface SendRoutesOptions {
   outgoing: OutgoingMessages;
+  /** The media size limit: an uploaded file (multipart part `file`) larger answers 413. */
+  mediaMaxBytes: number;
 }
 
-const route = <Body extends TSchema>(summary: string, body: Body) => ({
+const route = <Body extends TSchema>(summary: string, body: Body, uploads = false) => ({
   config: { access: 'instance' as const },
   schema: {
     tags: ['message'],
@@ -22,6 +39,7 @@ const route = <Body extends TSchema>(summary: string, body: Body) => ({
     body,
     headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
     response: { 201: MessageResult },
+    ...(uploads ? { consumes: ['application/json', 'multipart/form-data'] } : {}),
   },
 });
 
@@ -40,16 +58,40 @@ function present(reply: FastifyReply, result: { message: unknown; replayed: bool
 /** One send use case of OutgoingMessages, as a route calls it. */
 type SendUseCase<Body extends TSchema> = (instance: Instance, body: Static<Body>, request: SendRequest) => Promise<{ message: unknown; replayed: boolean }>;
 
-export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (app, { outgoing }) => {
-  /** `POST /message/<name>/:instance`: parse, call the use case, answer 201 with the record. */
-  const sendRoute = <Body extends TSchema>(name: string, summary: string, body: Body, useCase: SendUseCase<Body>) =>
-    app.post(`/message/${name}/:instance`, route(summary, body), async (request, reply) =>
-      present(reply, await useCase(pathInstance(request), request.body as Static<Body>, sendRequest(request))),
-    );
+export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (app, { outgoing, mediaMaxBytes }) => {
+  const limits = { maxBytes: mediaMaxBytes, limitText: formatBytes(mediaMaxBytes) };
+
+  /**
+   * `POST /message/<name>/:instance`: parse, call the use case, answer 201 with the record. `upload`: the body field a
+   * multipart part `file` fills; the route then sits in a scope of its own that also parses multipart/form-data (the
+   * other routes keep answering it 415 and carry none of the multipart plugin's hooks). Awaited for such a route, so
+   * the routes are registered in the order written.
+   */
+  const sendRoute = <Body extends TSchema>(name: string, summary: string, body: Body, useCase: SendUseCase<Body>, upload?: string) => {
+    const options = route(summary, body, upload !== undefined);
+    const handler = async (request: FastifyRequest, reply: FastifyReply) =>
+      present(reply, await useCase(pathInstance(request), request.body as Static<Body>, sendRequest(request)));
+    if (upload === undefined) return app.post(`/message/${name}/:instance`, options, handler);
+    return app.register(async (scope) => {
+      await registerMultipart(scope, limits);
+      scope.post(
+        `/message/${name}/:instance`,
+        {
+          ...options,
+          // After authentication (onRequest), before validation: the form is read only for a caller allowed to send, and
+          // becomes the body the schema then validates, as a JSON body would be.
+          preValidation: async (request) => {
+            if (isMultipart(request)) request.body = await multipartBody(request, { field: upload, schema: body, limits });
+          },
+        },
+        handler,
+      );
+    });
+  };
 
   sendRoute('sendText', 'Send a text message', TextBody, (i, b, r) => outgoing.text(i, b, r));
-  sendRoute('sendMedia', 'Send an image, video, audio file or document', MediaBody, (i, b, r) => outgoing.media(i, b, r));
-  sendRoute('sendSticker', 'Send a sticker (converted to WebP)', StickerBody, (i, b, r) => outgoing.sticker(i, b, r));
+  await sendRoute('sendMedia', 'Send an image, video, audio file or document', MediaBody, (i, b, r) => outgoing.media(i, b, r), 'media');
+  await sendRoute('sendSticker', 'Send a sticker (converted to WebP)', StickerBody, (i, b, r) => outgoing.sticker(i, b, r), 'sticker');
   sendRoute('sendPoll', 'Send a poll', PollBody, (i, b, r) => outgoing.poll(i, b, r));
   sendRoute('sendList', 'Send a list (delivered as a single-choice poll, which every phone shows)', ListBody, (i, b, r) => outgoing.list(i, b, r));
   sendRoute('sendLocation', 'Send a location', LocationBody, (i, b, r) => outgoing.location(i, b, r));
@@ -57,4 +99,12 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
   sendRoute('sendReaction', 'React to a message with an emoji (an empty reaction removes it)', ReactionBody, (i, b, r) => outgoing.reaction(i, b, r));
   sendRoute('sendButtons', 'Send a message with buttons (reply, copy, url, call or PIX)', ButtonsBody, (i, b, r) => outgoing.buttons(i, b, r));
   sendRoute('sendStatus', 'Post a status (story)', StatusBody, (i, b, r) => outgoing.status(i, b, r));
+  await sendRoute(
+    'sendWhatsAppAudio',
+    'Send a voice note (converted to OGG/Opus, with its length and waveform)',
+    WhatsAppAudioBody,
+    (i, b, r) => outgoing.voiceNote(i, b, r),
+    'audio',
+  );
+  await sendRoute('sendPtv', 'Send a round video note (PTV)', PtvBody, (i, b, r) => outgoing.ptv(i, b, r), 'video');
 };

@@ -135,13 +135,16 @@ function textPlan(text: string): OutboundPlan {
 }
 
 function mediaPlan(type: GraphMediaType, part: Record<string, unknown>): OutboundPlan {
-  const mimetype = str(part.mimetype).trim() || fallbackMimetypes[type];
+  // Graph takes plain types (a voice note's `audio/ogg; codecs=opus` is its `audio/ogg`, which Meta reserves for Opus).
+  const mimetype = str(part.mimetype).split(';')[0].trim() || fallbackMimetypes[type];
   const caption = str(part.caption);
   const fileName = str(part.fileName).trim();
   const extra: Record<string, unknown> = {};
   // Audio and stickers carry no caption on the Cloud API; documents carry their file name.
   if (caption && type !== 'audio' && type !== 'sticker') extra.caption = caption;
   if (type === 'document') extra.filename = fileName || 'file';
+  // A voice note (OGG/Opus) shows as one: voice icon, waveform, transcription.
+  if (type === 'audio' && part.ptt === true) extra.voice = true;
   return { kind: 'media', type, mimetype, fileName: fileName || type, extra };
 }
 

@@ -13,6 +13,8 @@ export const mediaKinds: Record<string, MediaType> = {
   audioMessage: 'audio',
   documentMessage: 'document',
   stickerMessage: 'sticker',
+  // A round video note is a video with video keys, under its own message key.
+  ptvMessage: 'video',
 };
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();

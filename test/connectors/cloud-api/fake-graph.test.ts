@@ -18,6 +18,7 @@ import { cloudApiWebhookRoutes } from '../../../src/connectors/cloud-api/webhook
 import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';
 import { statusOf } from '../../../src/platform/http/error-envelope.js';
+import { isOggOpus, sine } from '../../support/media-fixtures.js';
 import { buttonsContent } from '../../../src/messages/buttons.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies and answers are inspected field by field
@@ -257,12 +258,13 @@ class FakeGraph {
           image: ['id', 'link', 'caption'],
           video: ['id', 'link', 'caption'],
           document: ['id', 'link', 'caption', 'filename'],
-          audio: ['id', 'link'],
+          audio: ['id', 'link', 'voice'],
           sticker: ['id', 'link'],
         }[type];
         if (only(allowed)) return `Unexpected key in ${type}: ${only(allowed)}`;
         if ((part.id === undefined) === (part.link === undefined)) return `${type} needs exactly one of id and link`;
         if (part.id !== undefined && !this.uploads.has(part.id)) return `${type}.id ${part.id} is not an uploaded media id`;
+        if (part.voice !== undefined && typeof part.voice !== 'boolean') return 'audio.voice must be a boolean';
         return null;
       }
       case 'interactive': {
@@ -1273,6 +1275,31 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const queued = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'while logged out' } });
       expect(queued.status).toBe(201);
       expect(Date.now() - whileOut).toBeLessThan(2000);
+    });
+
+    it('through the API: a voice note is converted, uploaded to /media as audio/ogg and sent by id with voice true; sendPtv is not available', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.lifecycle.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      const res = await t.api('POST', `message/sendWhatsAppAudio/${instance.name}`, {
+        key: apikey,
+        body: { number: customer, audio: (await sine('wav')).toString('base64') },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.message.audioMessage).toMatchObject({ ptt: true, seconds: 2, mimetype: 'audio/ogg; codecs=opus' });
+      const sent = graph.messageCalls().find((c) => c.json?.type === 'audio' && c.json.to === customer && c.json.audio.voice === true)?.json;
+      expect(sent?.audio).toEqual({ id: expect.stringMatching(/^\d+$/), voice: true });
+      const uploaded = graph.uploads.get(sent.audio.id)!;
+      expect(uploaded.type).toBe('audio/ogg');
+      expect(isOggOpus(uploaded.bytes)).toBe(true);
+
+      const ptv = await t.api('POST', `message/sendPtv/${instance.name}`, {
+        key: apikey,
+        body: { number: customer, video: (await sine('wav')).toString('base64') },
+      });
+      expect(ptv.status).toBe(400);
+      expect(ptv.body.response.message[0]).toMatch(/^Method not available on WhatsApp Business API/);
     });
 
     it('through the API: sendButtons answers 201 with the record and reaches Graph as reply buttons; repeats are a 400, nothing stored', async (ctx) => {

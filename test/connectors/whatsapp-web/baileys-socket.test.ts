@@ -25,6 +25,12 @@ import { delayFor } from '../../../src/platform/util/backoff.js';
 import { classifyClose } from '../../../src/connectors/whatsapp-web/disconnect.js';
 import { statusFromBaileys } from '../../../src/connectors/whatsapp-web/status.js';
 import { RecordingHost } from '../../support/recording-host.js';
+import { sine, testVideo } from '../../support/media-fixtures.js';
+import { Ffmpeg } from '../../../src/media/ffmpeg.js';
+import { prepareVoiceNote } from '../../../src/media/voice-note.js';
+import { prepareRoundVideo } from '../../../src/media/round-video.js';
+import { ptvContent, voiceNoteContent } from '../../../src/messages/compose-voice.js';
+import { sendAfterTyping } from '../../../src/messages/connector-handoff.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // A fake Baileys socket: records what the connector asks of it, emits what a test gives it
@@ -1021,6 +1027,39 @@ describe('sending (at the Baileys socket boundary)', () => {
         ],
       ],
     ]);
+  });
+
+  it('a voice note goes out as Baileys audio (ptt, seconds, 64-bar waveform), after "recording"; a round video as ptvMessage', async () => {
+    const w = await connected();
+    const ffmpeg = new Ffmpeg({ concurrency: 1, timeoutMs: 60_000 });
+    const voice = await prepareVoiceNote(ffmpeg, await sine('mp3'), { field: 'audio', convert: true, maxBytes: 16 * 1024 * 1024 });
+    const audio = await prepareMedia(voice.bytes, 'audio', { field: 'audio' });
+    const note = voiceNoteContent(audio, { url: '', directPath: '' }, voice, undefined);
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-voice', instance_id: w.instance.id, data: voice.bytes, created_at: Date.now() }).execute();
+
+    await sendAfterTyping(w.connector, PN, outbound('3EB0VOICE00000000001', PN, note, { mediaBlobId: 'blob-voice' }), 20, undefined);
+
+    expect(w.socket().of('sendPresenceUpdate')).toEqual([
+      ['recording', PN],
+      ['paused', PN],
+    ]);
+    expect(w.socket().uploads[0].mediaType).toBe('audio');
+    expect(w.socket().uploads[0].bytes.equals(audio.encrypted)).toBe(true);
+    const sent = w.socket().relayed[0].message.audioMessage!;
+    expect(sent).toMatchObject({ ptt: true, seconds: 2, mimetype: 'audio/ogg; codecs=opus', url: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc' });
+    expect(Buffer.from(sent.waveform!)).toEqual(voice.waveform);
+    expect(sent.waveform).toHaveLength(64);
+
+    const video = await prepareRoundVideo(ffmpeg, await testVideo('mp4'), { field: 'video', maxBytes: 16 * 1024 * 1024 });
+    const prepared = await prepareMedia(video.bytes, 'video', { field: 'video' });
+    const round = ptvContent(prepared, { url: '', directPath: '' }, video.seconds, undefined);
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-ptv', instance_id: w.instance.id, data: video.bytes, created_at: Date.now() }).execute();
+    await w.connector.messaging.send(outbound('3EB0PTV0000000000001', PN, round, { mediaBlobId: 'blob-ptv' }));
+    expect(w.socket().uploads[1].mediaType).toBe('video');
+    const relayed = w.socket().relayed[1].message;
+    expect(relayed.videoMessage).toBeFalsy();
+    expect(relayed.ptvMessage).toMatchObject({ seconds: 2, mimetype: 'video/mp4', url: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc' });
+    expect(Buffer.from(relayed.ptvMessage!.mediaKey!).toString('base64')).toBe(prepared.mediaKey);
   });
 
   it('uploads media when the send is accepted if connected, else leaves it for send time', async () => {

@@ -1,6 +1,7 @@
 // Every setting of the service, declared once, in the README's order; the Config type is what they read into.
 import type { SettingValues } from '../tree.js';
 import { linking, media, operations, secrets, sending, server } from './service.js';
+import { mediaConversion } from './media-conversion.js';
 import { pacing } from './pacing.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
@@ -9,6 +10,7 @@ import { waBusiness, waWeb } from './whatsapp.js';
 export const settings = {
   ...server,
   ...media,
+  ...mediaConversion,
   ...sending,
   ...pacing,
   ...linking,

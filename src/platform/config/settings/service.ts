@@ -54,7 +54,7 @@ export const media = {
     default: 64 * 1024 * 1024,
     min: 1024,
     max: 2 * 1024 * 1024 * 1024,
-    meaning: 'Largest media accepted (URL or base64); larger answers 413.',
+    meaning: 'Largest media accepted (URL, base64 or a multipart file); larger answers 413.',
   }),
   mediaFetchTimeoutMs: wholeNumber({
     env: 'MEDIA_FETCH_TIMEOUT_MS',
