@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
+  type ChatsModule,
   type Connector,
   type ConnectorHost,
   type ContactsModule,
@@ -169,6 +170,19 @@ export class SandboxConnector implements Connector {
     fetch: (jid) => this.network.profileOf(jid),
     setName: (name) => this.changeProfile({ profileName: name }),
     setStatus: (text) => this.changeProfile({ profileStatus: text, statusSetAt: new Date().toISOString() }),
+  };
+
+  /**
+   * A chat's archived and unread marks are the core's chats row (written once this answers): the sandbox account has
+   * no chat list of its own, it only has to be linked.
+   */
+  readonly chats: ChatsModule = {
+    archive: async () => {
+      this.partyOrThrow();
+    },
+    markUnread: async () => {
+      this.partyOrThrow();
+    },
   };
 
   /** The linked account's session (its profile included), while open. */

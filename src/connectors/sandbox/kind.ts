@@ -27,7 +27,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
   return {
     name,
     label: 'Sandbox',
-    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true },
+    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true, chats: true },
     alwaysOn: false,
     creationFields: plainCreationFields,
     // SANDBOX_AUTO_LINK: linked at creation, to `number` or a generated one, for demos and tests.

@@ -9,6 +9,7 @@ import {
   type PresenceModule,
   type PrivacyModule,
   type ProfileModule,
+  type ChatsModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
@@ -25,6 +26,7 @@ import type { WhatsAppWebConfig } from './options.js';
 import { relayOutbound } from './outbound.js';
 import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
+import { chatsModule } from './chats.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
@@ -204,6 +206,8 @@ export class WhatsAppWebConnector implements Connector {
   };
 
   readonly profile: ProfileModule = profileModule(() => this.liveSocket());
+
+  readonly chats: ChatsModule = chatsModule(() => this.liveSocket());
 
   // ---- lifecycle (always run inside the queue) ----
 

@@ -9,7 +9,7 @@ export function whatsAppWebKind(deps: KindDeps): ConnectorKind {
     name: 'WHATSAPP-BAILEYS',
     label: 'WhatsApp Baileys',
     // Lists go out as single-choice polls: phones on WhatsApp Web links show those reliably.
-    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true },
+    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true, chats: true },
     alwaysOn: false,
     // The number is for a pairing code: the same rule as connect's, checked before anything is stored.
     creationFields: (input) => ({

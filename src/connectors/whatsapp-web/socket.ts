@@ -2,6 +2,7 @@
 import { makeWASocket } from 'baileys';
 import type {
   BaileysEventMap,
+  ChatModification,
   GroupMetadata,
   MessageRelayOptions,
   proto,
@@ -40,6 +41,7 @@ export interface WaSocket {
   getBusinessProfile(jid: string): Promise<unknown>;
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
+  chatModify(mod: ChatModification, jid: string): Promise<void>;
   waUploadToServer: WAMediaUploadFunction;
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;

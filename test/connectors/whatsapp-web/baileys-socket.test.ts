@@ -130,6 +130,9 @@ class FakeSocket implements WaSocket {
   async updateProfileStatus(status: string) {
     this.record('updateProfileStatus', status);
   }
+  async chatModify(mod: unknown, jid: string) {
+    this.record('chatModify', mod, jid);
+  }
   waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
     return { mediaUrl: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc', directPath: '/v/t62.7119-24/uploaded.enc' };
@@ -864,6 +867,19 @@ describe('sending (at the Baileys socket boundary)', () => {
     await profile.setStatus('Open 9-5');
     expect(w.socket().of('updateProfileName')).toEqual([['Reception']]);
     expect(w.socket().of('updateProfileStatus')).toEqual([['Open 9-5']]);
+  });
+
+  it('archive and mark unread are chatModify patches with the chat and its last message', async () => {
+    const w = await connected();
+    const last = { key: { id: '3EB0LAST', remoteJid: PN, fromMe: false }, messageTimestamp: 1_735_690_000 };
+    await w.connector.chats!.archive(PN, true, last);
+    await w.connector.chats!.archive(PN, false, null);
+    await w.connector.chats!.markUnread(PN, last);
+    expect(w.socket().of('chatModify')).toEqual([
+      [{ archive: true, lastMessages: [last] }, PN],
+      [{ archive: false, lastMessages: [] }, PN],
+      [{ markRead: false, lastMessages: [last] }, PN],
+    ]);
   });
 
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
