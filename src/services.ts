@@ -35,6 +35,12 @@ import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
 import { OutgoingMessages } from './messages/outgoing.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
+import { KnownAddressBook } from './history/known.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { HistoryReads } from './history/reads.js';
+import { ChatMarks } from './history/chat-marks.js';
+import { removeHistoryOf } from './history/removal.js';
+import { eventSourceOf } from './core/event-envelope.js';
 
 export interface Services {
   config: Config;
@@ -62,6 +68,10 @@ export interface Services {
   chats: ChatOperations;
   /** Profiles, the own name and "about", and reading privacy settings. */
   profiles: ProfileOperations;
+  /** Stored messages, chats, contacts and statuses read back (the find routes). */
+  historyReads: HistoryReads;
+  /** Archiving chats and marking them unread or read. */
+  chatMarks: ChatMarks;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -111,7 +121,17 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
-  const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
+  const statuses = new StatusRecorder(events, store.dialect, apikeyOf, config.saveMessageUpdates);
+  const sourceOf = (instance: Instance) => eventSourceOf(instance, apikeyOf);
+  const known = new KnownAddressBook(store.db);
+  const history = new HistoryRecorder({
+    known,
+    events,
+    instanceById: (id) => registry.byInstanceId(id),
+    sourceOf,
+    saveChats: config.saveChats,
+    saveContacts: config.saveContacts,
+  });
   const outcomes = new SendOutcomes();
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
@@ -128,13 +148,23 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
   });
-  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db) });
+  const connectorHost = new InstanceConnectorHost({
+    db: store.db,
+    logger,
+    registry,
+    events,
+    statuses,
+    sessions: new SessionStore(store.db),
+    alongside: history,
+    keepReceived: config.saveNewMessages,
+  });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
   removal.onRemove(removeMessagesOf);
   removal.onRemove(removeSinkSettingsOf);
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
+  removal.onRemove(removeHistoryOf(known));
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -152,7 +182,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
-  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
+  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
@@ -163,7 +193,14 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     kinds,
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
   });
-  const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
+  const chatMarks = new ChatMarks({ db: store.db, events, known, kinds, connectorOf, sourceOf });
+  const historyReads = new HistoryReads(store.db);
+  const chats = new ChatOperations({
+    connectorOf,
+    kinds,
+    storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy),
+    markedRead: (instance, remoteJids) => chatMarks.markedRead(instance, remoteJids),
+  });
   const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
 
   return {
@@ -185,6 +222,8 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     outgoing,
     chats,
     profiles,
+    historyReads,
+    chatMarks,
     webhooks,
     metrics,
     retention,

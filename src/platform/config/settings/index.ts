@@ -3,12 +3,14 @@ import type { SettingValues } from '../tree.js';
 import { linking, media, operations, secrets, sending, server } from './service.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
+import { history } from './history.js';
 import { waBusiness, waWeb } from './whatsapp.js';
 
 export const settings = {
   ...server,
   ...media,
   ...sending,
+  ...history,
   ...linking,
   ...webhook,
   ...secrets,
