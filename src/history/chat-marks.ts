@@ -139,7 +139,6 @@ function givenLastMessage(jid: string, last: NonNullable<ChatTarget['lastMessage
   }
   return {
     key: { id, remoteJid: jid, fromMe, ...(participant ? { participant: toJid(participant, 'lastMessage.key.participant') } : {}) },
-    messageTimestamp:
-      last.messageTimestamp === undefined ? Math.floor(Date.now() / 1000) : epochSeconds(last.messageTimestamp, 'lastMessage.messageTimestamp'),
+    messageTimestamp: last.messageTimestamp === undefined ? Math.floor(Date.now() / 1000) : epochSeconds(last.messageTimestamp, 'lastMessage.messageTimestamp'),
   };
 }

@@ -61,7 +61,20 @@ export async function findChats(db: Db, instanceId: string, filter: ChatFilter, 
 async function lastMessageOf(db: Db, instanceId: string, remoteJid: string) {
   const row = await db
     .selectFrom('messages')
-    .select(['id', 'instance_id', 'key_id', 'remote_jid', 'from_me', 'participant', 'push_name', 'message_type', 'content', 'status', 'message_timestamp', 'source'])
+    .select([
+      'id',
+      'instance_id',
+      'key_id',
+      'remote_jid',
+      'from_me',
+      'participant',
+      'push_name',
+      'message_type',
+      'content',
+      'status',
+      'message_timestamp',
+      'source',
+    ])
     .where('instance_id', '=', instanceId)
     .where('remote_jid', '=', remoteJid)
     .orderBy('message_timestamp', 'desc')
@@ -85,7 +98,7 @@ async function lastMessageOf(db: Db, instanceId: string, remoteJid: string) {
 }
 
 /** A chat row as findChatByRemoteJid answers it. */
-export function presentChat(row: Selectable<ChatsTable>) {
+function presentChat(row: Selectable<ChatsTable>) {
   return {
     id: row.id,
     remoteJid: row.remote_jid,

@@ -16,7 +16,7 @@ export interface MessageFilter {
 }
 
 /** One stored message as findMessages answers it. */
-export function presentStoredMessage(record: MessageRecord, statuses: string[]) {
+function presentStoredMessage(record: MessageRecord, statuses: string[]) {
   return {
     id: record.id,
     key: {

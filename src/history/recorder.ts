@@ -74,14 +74,7 @@ export class HistoryRecorder implements StoredMessageHook {
     ]);
   }
 
-  private keepContact(
-    unit: UpsertSink,
-    announce: RowSink,
-    instance: Instance,
-    contacts: Map<string, string | null>,
-    record: MessageRecord,
-    now: number,
-  ): void {
+  private keepContact(unit: UpsertSink, announce: RowSink, instance: Instance, contacts: Map<string, string | null>, record: MessageRecord, now: number): void {
     // The person written with: the chat, or in a group the participant who wrote (own group messages name nobody).
     const jid = person.test(record.remoteJid) ? record.remoteJid : record.fromMe ? null : record.participant;
     if (!jid || !person.test(jid)) return;

@@ -19,7 +19,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/findMessages/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'Stored messages, newest first, a page at a time', params: InstanceParams, body: Type.Optional(FindMessagesBody), response: answers.messages },
+      schema: {
+        tags: ['chat'],
+        summary: 'Stored messages, newest first, a page at a time',
+        params: InstanceParams,
+        body: Type.Optional(FindMessagesBody),
+        response: answers.messages,
+      },
     },
     async (request) => reads.messages(pathInstance(request), request.body ?? {}),
   );
@@ -37,7 +43,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/findContacts/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'Contacts (people messages were exchanged with)', params: InstanceParams, body: Type.Optional(FindContactsBody), response: answers.contacts },
+      schema: {
+        tags: ['chat'],
+        summary: 'Contacts (people messages were exchanged with)',
+        params: InstanceParams,
+        body: Type.Optional(FindContactsBody),
+        response: answers.contacts,
+      },
     },
     async (request) => reads.contacts(pathInstance(request), request.body ?? {}),
   );
@@ -46,7 +58,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/findStatusMessage/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'The statuses messages went through, in the order recorded', params: InstanceParams, body: Type.Optional(FindStatusBody), response: answers.statuses },
+      schema: {
+        tags: ['chat'],
+        summary: 'The statuses messages went through, in the order recorded',
+        params: InstanceParams,
+        body: Type.Optional(FindStatusBody),
+        response: answers.statuses,
+      },
     },
     async (request) => reads.statuses(pathInstance(request), request.body ?? {}),
   );
@@ -55,7 +73,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/findChatByRemoteJid/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'One chat by its address (null when there is none)', params: InstanceParams, querystring: ChatQuery, response: answers.chat },
+      schema: {
+        tags: ['chat'],
+        summary: 'One chat by its address (null when there is none)',
+        params: InstanceParams,
+        querystring: ChatQuery,
+        response: answers.chat,
+      },
     },
     async (request) => reads.chat(pathInstance(request), request.query.remoteJid),
   );

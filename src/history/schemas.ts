@@ -98,10 +98,16 @@ export const MarkUnreadBody = Type.Object({
 const Anything = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
 export const answers = {
-  messages: { 200: Anything('{messages: {total, pages, currentPage, records: [{id, key, pushName, messageType, message, messageTimestamp, instanceId, source, contextInfo, MessageUpdate: [{status}]}]}}') },
+  messages: {
+    200: Anything(
+      '{messages: {total, pages, currentPage, records: [{id, key, pushName, messageType, message, messageTimestamp, instanceId, source, contextInfo, MessageUpdate: [{status}]}]}}',
+    ),
+  },
   chats: {
     200: Type.Array(
-      Anything('{id, remoteJid, pushName, profilePicUrl, updatedAt, windowStart, windowExpires, windowActive, lastMessage, unreadCount, isSaved, archived, markedUnread}'),
+      Anything(
+        '{id, remoteJid, pushName, profilePicUrl, updatedAt, windowStart, windowExpires, windowActive, lastMessage, unreadCount, isSaved, archived, markedUnread}',
+      ),
     ),
   },
   contacts: { 200: Type.Array(Anything('{id, remoteJid, pushName, profilePicUrl, createdAt, updatedAt, instanceId, isGroup, isSaved, type}')) },

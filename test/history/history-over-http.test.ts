@@ -103,7 +103,13 @@ describe.each(targets)('history over HTTP on $name', (target) => {
       const byId = await t.api('POST', `chat/findStatusMessage/${a.name}`, { body: { where: { id: keyId } } });
       expect(byId.status).toBe(200);
       expect(byId.body.map((row: Json) => row.status)).toEqual(['SERVER_ACK', 'DELIVERY_ACK', 'READ']);
-      expect(byId.body[0]).toMatchObject({ keyId, remoteJid: b.owner, fromMe: true, messageId: found.body.messages.records[0].id, instanceId: expect.any(String) });
+      expect(byId.body[0]).toMatchObject({
+        keyId,
+        remoteJid: b.owner,
+        fromMe: true,
+        messageId: found.body.messages.records[0].id,
+        instanceId: expect.any(String),
+      });
       const byChat = await t.api('POST', `chat/findStatusMessage/${a.name}`, { body: { where: { remoteJid: b.number }, page: 1, offset: 2 } });
       expect(byChat.body).toHaveLength(2);
       const everything = await t.api('POST', `chat/findStatusMessage/${a.name}`, { body: { where: { remoteJid: b.owner }, offset: 100 } });
@@ -264,10 +270,15 @@ describe.each(targets)('history over HTTP on $name', (target) => {
       expect400(await t.api('POST', `chat/findContacts/${a.name}`, { body: { page: 2 } }), 'offset (the page size) is required with page');
       expect400(await t.api('POST', `chat/findStatusMessage/${a.name}`, { body: { where: { id: 5 } } }), /id/);
       expect400(await t.api('POST', `chat/archiveChat/${a.name}`, { body: { chat: b.number } }), /archive/);
-      expect400(await t.api('POST', `chat/archiveChat/${a.name}`, { body: { archive: true } }), 'chat is required (the chat address or number), or lastMessage with its key');
+      expect400(
+        await t.api('POST', `chat/archiveChat/${a.name}`, { body: { archive: true } }),
+        'chat is required (the chat address or number), or lastMessage with its key',
+      );
       expect400(await t.api('POST', `chat/archiveChat/${a.name}`, { body: { archive: 'true', chat: b.number } }), /archive/);
       expect400(
-        await t.api('POST', `chat/markChatUnread/${a.name}`, { body: { lastMessage: { key: { id: 'X', remoteJid: '120363000000000001@g.us', fromMe: false } } } }),
+        await t.api('POST', `chat/markChatUnread/${a.name}`, {
+          body: { lastMessage: { key: { id: 'X', remoteJid: '120363000000000001@g.us', fromMe: false } } },
+        }),
         /lastMessage\.key\.participant is required/,
       );
     });
@@ -282,7 +293,9 @@ describe.each(targets)('history over HTTP on $name', (target) => {
       expect((await t.api('POST', `chat/findMessages/${name}`, { body: {} })).body).toEqual({ messages: { total: 0, pages: 0, currentPage: 1, records: [] } });
     });
   });
+});
 
+describe.each(targets)('history switches off on $name', (target) => {
   describe.skipIf(!target.available)(`switches off (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;

@@ -168,7 +168,7 @@ export interface ChatsTable {
 }
 
 /** A contact of an instance: a person it exchanged messages with, named by their push name. */
-export interface ContactsTable {
+interface ContactsTable {
   id: string;
   instance_id: string;
   remote_jid: string;
