@@ -1,6 +1,7 @@
 // Loads the Baileys-based connector on first use, so the service starts without loading baileys (about a second).
 import {
   TransientConnectorError,
+  type ChatsModule,
   type Connector,
   type ContactsModule,
   type MessagingModule,
@@ -12,7 +13,13 @@ import {
 import type { ConnectionState } from '../../core/instance.js';
 
 /** The loaded connector: WhatsApp Web has every capability module. */
-export type WebConnector = Connector & { presence: PresenceModule; privacy: PrivacyModule; contacts: ContactsModule; profile: ProfileModule };
+export type WebConnector = Connector & {
+  presence: PresenceModule;
+  privacy: PrivacyModule;
+  contacts: ContactsModule;
+  profile: ProfileModule;
+  chats: ChatsModule;
+};
 
 export class DeferredConnector implements Connector {
   private inner: WebConnector | null = null;
@@ -92,5 +99,10 @@ export class DeferredConnector implements Connector {
     fetch: (jid) => this.live().profile.fetch(jid),
     setName: (name) => this.live().profile.setName(name),
     setStatus: (text) => this.live().profile.setStatus(text),
+  };
+
+  readonly chats: ChatsModule = {
+    archive: (jid, archive, lastMessage) => this.live().chats.archive(jid, archive, lastMessage),
+    markUnread: (jid, lastMessage) => this.live().chats.markUnread(jid, lastMessage),
   };
 }
