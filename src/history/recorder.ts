@@ -3,7 +3,6 @@ import type { EventSource } from '../core/event-envelope.js';
 import type { Instance } from '../core/instance.js';
 import type { EventWriter } from '../events/writer.js';
 import type { RowSink, UpsertSink } from '../platform/store/unit.js';
-import { timeOrderedId } from '../platform/util/time-ordered-id.js';
 import type { MessageRecord } from '../messages/records.js';
 import type { StoredMessageHook } from '../messages/stored-message-hook.js';
 import type { KnownAddressBook } from './known.js';
@@ -53,7 +52,8 @@ export class HistoryRecorder implements StoredMessageHook {
     const unread = !record.fromMe && !instance.settings.readMessages ? 1 : 0;
     const name = !record.fromMe && person.test(jid) ? record.pushName || null : null;
     const row = {
-      id: timeOrderedId(),
+      // A new chat takes the id of the message that starts it (ids are unique, and no id is drawn per message).
+      id: record.id,
       instance_id: instance.id,
       remote_jid: jid,
       name,
@@ -85,7 +85,7 @@ export class HistoryRecorder implements StoredMessageHook {
     unit.upsert(
       contactUpsert,
       addressKey(instance.id, jid),
-      { id: timeOrderedId(), instance_id: instance.id, remote_jid: jid, push_name: pushName, profile_pic_url: null, created_at: now, updated_at: now },
+      { id: record.id, instance_id: instance.id, remote_jid: jid, push_name: pushName, profile_pic_url: null, created_at: now, updated_at: now },
       mergeContactRows,
     );
     contacts.set(jid, pushName ?? before);
