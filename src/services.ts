@@ -41,6 +41,12 @@ import { HistoryReads } from './history/reads.js';
 import { ChatMarks } from './history/chat-marks.js';
 import { removeHistoryOf } from './history/removal.js';
 import { eventSourceOf } from './core/event-envelope.js';
+import type { Pacing } from './core/pacing.js';
+import type { PacingClock } from './messages/pacing-gate.js';
+import { MessageChanges } from './messages/message-changes.js';
+import { SentMessageChanges } from './messages/sent-message-changes.js';
+import { BlockOperations } from './messages/block-operations.js';
+import { MediaDownloads } from './messages/media-download.js';
 
 export interface Services {
   config: Config;
@@ -72,6 +78,12 @@ export interface Services {
   historyReads: HistoryReads;
   /** Archiving chats and marking them unread or read. */
   chatMarks: ChatMarks;
+  /** Deleting own messages for everyone and editing them. */
+  messageChanges: SentMessageChanges;
+  /** Blocking and unblocking accounts. */
+  blocks: BlockOperations;
+  /** Media messages' bytes through the connector that has them. */
+  mediaDownloads: MediaDownloads;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -95,12 +107,33 @@ export interface ServiceOptions {
   secretsKey: Buffer;
   /** The connector kinds to register (default: the four of src/connectors/kinds.ts); a test may add one. */
   kinds?: readonly KindEntry[];
+  /** The time the pacing gates read and wait on (the system's unless a test drives its own). */
+  pacingClock?: PacingClock;
+}
+
+/** The pacing of instances that set none of their own. */
+function defaultPacing(config: Config): Pacing {
+  return {
+    enabled: config.pacingEnabled,
+    maxPerMinute: config.pacingMaxPerMinute,
+    minGapMs: config.pacingMinGapMs,
+    maxGapMs: config.pacingMaxGapMs,
+    newChatDelayMs: config.pacingNewChatDelayMs,
+  };
 }
 
 /** The API counts as busy for this long after a request arrived. */
 const apiBusyWindowMs = 20;
 
-export function createServices({ config, logger, store, globalApiKey, secretsKey, kinds: kindEntries = connectorKinds }: ServiceOptions): Services {
+export function createServices({
+  config,
+  logger,
+  store,
+  globalApiKey,
+  secretsKey,
+  kinds: kindEntries = connectorKinds,
+  pacingClock,
+}: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
   const registry = new InstanceRegistry(store.db, box);
   const sinks = new SinkConfigs(store.db);
@@ -133,11 +166,15 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     saveContacts: config.saveContacts,
   });
   const outcomes = new SendOutcomes();
+  const pacingDefaults = defaultPacing(config);
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
   const workers = new SendWorkers({
     priority,
     outcomes,
     onOutcome: (instance, result) => metrics.sendOutcome(instance.name, result),
+    onPacingWait: (instance, waitedMs) => metrics.pacingWait(instance.name, waitedMs),
+    pacingDefaults,
+    ...(pacingClock ? { pacingClock } : {}),
     db: store.db,
     config,
     logger,
@@ -148,6 +185,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
   });
+  const changes = new MessageChanges({ db: store.db, events, apikeyOf });
   const connectorHost = new InstanceConnectorHost({
     db: store.db,
     logger,
@@ -157,6 +195,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     sessions: new SessionStore(store.db),
     alongside: history,
     keepReceived: config.saveNewMessages,
+    changes,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -184,7 +223,7 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey });
+  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
   const outgoing = new OutgoingMessages({
     db: store.db,
@@ -201,7 +240,15 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy),
     markedRead: (instance, remoteJids) => chatMarks.markedRead(instance, remoteJids),
   });
-  const profiles = new ProfileOperations({ connectorOf, kinds, storeProfile: (instance, change) => instances.updateProfile(instance, change) });
+  const profiles = new ProfileOperations({
+    connectorOf,
+    kinds,
+    storeProfile: (instance, change) => instances.updateProfile(instance, change),
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+  });
+  const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
+  const blocks = new BlockOperations({ connectorOf, kinds });
+  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes });
 
   return {
     priority,
@@ -224,6 +271,9 @@ export function createServices({ config, logger, store, globalApiKey, secretsKey
     profiles,
     historyReads,
     chatMarks,
+    messageChanges,
+    blocks,
+    mediaDownloads,
     webhooks,
     metrics,
     retention,

@@ -4,11 +4,14 @@ import type { Connector, ConnectorHost } from './connector.js';
 import type { Instance } from './instance.js';
 
 /** The send operations of the API; a kind's messaging module says which of them it takes. */
-export const messageOperations = ['text', 'media', 'list', 'poll', 'sticker', 'status', 'location', 'contact', 'reaction'] as const;
+export const messageOperations = ['text', 'media', 'list', 'poll', 'sticker', 'status', 'location', 'contact', 'reaction', 'buttons'] as const;
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | 'chats';
+export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats';
+
+/** Changing a sent message: deleting it for everyone, editing its text. */
+type ChangeOperation = 'revoke' | 'edit';
 
 /** What a kind's connectors can do: the capability modules they implement. */
 export interface KindCapabilities {
@@ -25,6 +28,12 @@ export interface KindCapabilities {
   profile?: boolean;
   /** Changing chats on the account: archive, mark unread (absent: no). */
   chats?: boolean;
+  /** Deleting sent messages for everyone and editing them (the messaging module's `revoke`, `edit`); absent: neither. */
+  changes?: readonly ChangeOperation[];
+  /** Blocking and unblocking accounts (absent: no). */
+  blocking?: boolean;
+  /** Downloading the bytes of media messages (absent: no). */
+  mediaDownload?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

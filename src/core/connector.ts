@@ -32,8 +32,12 @@ export interface QrState {
 export interface InboundMessage {
   keyId: string;
   remoteJid: string;
+  /** The chat's other address: its @lid one when `remoteJid` is the phone address, or the reverse; when known. */
+  remoteJidAlt?: string | null;
   fromMe: boolean;
   participant?: string | null;
+  /** The sender's other address in a group (@lid or phone), when known. */
+  participantAlt?: string | null;
   pushName: string | null;
   messageType: string;
   content: Record<string, unknown>;
@@ -83,7 +87,33 @@ export interface MessagingModule {
    */
   readonly acknowledgesSynchronously?: boolean;
   markRead(keys: { remoteJid: string; keyId: string }[]): Promise<void>;
+  /** Deletes a message for everyone (the kind's capabilities say `revoke`); answers the revoke that left. */
+  revoke?(target: MessageKeyRef): Promise<ProtocolSent>;
+  /** Replaces the content of a sent message (`edit` capability); answers the edit that left. */
+  edit?(target: MessageKeyRef, content: Record<string, unknown>): Promise<ProtocolSent>;
 }
+
+/** A message as the messenger addresses it (the chat, who sent it from this account's view, its id). */
+export interface MessageKeyRef {
+  remoteJid: string;
+  fromMe: boolean;
+  id: string;
+  participant?: string;
+  /** The other address of the chat or of the participant (phone or LID), when the messenger gave it. */
+  remoteJidAlt?: string;
+  participantAlt?: string;
+}
+
+/** A protocol message (revoke, edit) a connector sent: its own message id and when it left (epoch ms). */
+export interface ProtocolSent {
+  keyId: string;
+  timestampMs: number;
+}
+
+/** A stored message changed by its sender on the messenger: deleted for everyone, or its content replaced. */
+export type MessageChange =
+  | { kind: 'revoke'; key: MessageKeyRef }
+  | { kind: 'edit'; key: MessageKeyRef; content: Record<string, unknown>; timestampMs: number };
 
 /** The presences an account shows to everyone (online or not), without a chat. */
 export type OwnPresence = 'available' | 'unavailable';
@@ -112,6 +142,11 @@ export interface NumberCheck {
 export interface ContactsModule {
   /** One answer per address, in the order given; `numbers[i]` is echoed as the answer's `number`. */
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
+  /**
+   * The other address of a person, from what the connector already knows (no round trip): the phone address of an
+   * @lid one, or the @lid address of a phone one; null when unknown.
+   */
+  alternateAddress?(jid: string): string | null;
 }
 
 /** The account's privacy settings. */
@@ -130,6 +165,17 @@ export interface ProfileInfo {
   isBusiness: boolean;
 }
 
+/** A business account's profile as WhatsApp describes it (`chat/fetchBusinessProfile`). */
+export interface BusinessProfile {
+  wid?: string;
+  address?: string;
+  description: string;
+  website: string[];
+  email?: string;
+  category?: string;
+  business_hours: { timezone?: string; business_config?: unknown[] };
+}
+
 /** Profiles: reading any account's, changing the own one. */
 export interface ProfileModule {
   /** The profile picture's URL, null when there is none or it cannot be seen (privacy, not on WhatsApp). */
@@ -138,6 +184,27 @@ export interface ProfileModule {
   fetch(jid: string): Promise<ProfileInfo | null>;
   setName(name: string): Promise<void>;
   setStatus(text: string): Promise<void>;
+  /** Sets the own profile picture (a square JPEG). */
+  setPicture(jpeg: Buffer): Promise<void>;
+  removePicture(): Promise<void>;
+  /** The business profile of `jid` (the own account's too), null when it is not a business account. */
+  businessProfile(jid: string): Promise<BusinessProfile | null>;
+}
+
+export type BlockAction = 'block' | 'unblock';
+
+/** Blocking accounts: a blocked account's messages no longer reach this one. */
+export interface BlockingModule {
+  updateBlockStatus(jid: string, action: BlockAction): Promise<void>;
+}
+
+/** Downloading the bytes of a media message. */
+export interface MediaModule {
+  /**
+   * The plain bytes of the media node `node` (`content.imageMessage`, …) of type `mediaType` (`imageMessage`, …);
+   * throws a coded error when they cannot be had, or are larger than `maxBytes` (nothing larger is held in memory).
+   */
+  download(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
 
 /** The newest message of a chat, as the messenger's chat changes (archive, mark unread) name the chat's state by it. */
@@ -176,6 +243,8 @@ export interface Connector {
   readonly contacts?: ContactsModule;
   readonly profile?: ProfileModule;
   readonly chats?: ChatsModule;
+  readonly blocking?: BlockingModule;
+  readonly media?: MediaModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */
@@ -188,6 +257,8 @@ export interface ConnectorHost {
   messageReceived(instanceId: string, message: InboundMessage): Promise<void>;
   /** A receipt for a message; `detail` says why when the status is ERROR. */
   messageStatus(instanceId: string, keyId: string, status: MessageStatus, detail?: string): Promise<void>;
+  /** A stored message was deleted for everyone or edited on the messenger (by its sender, or by this account elsewhere). */
+  messageChanged(instanceId: string, change: MessageChange): Promise<void>;
   presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;

@@ -1,4 +1,5 @@
 // The instance as the service sees it: identity, integration kind, link state and behaviour settings.
+import type { PacingChoice } from './pacing.js';
 
 /** The name of a registered connector kind (`WHATSAPP-BAILEYS`, `SANDBOX`…): the kinds list says which exist. */
 export type Integration = string;
@@ -52,6 +53,8 @@ export interface Instance {
   settings: Settings;
   privacy: PrivacySettings | null;
   createdAt: number;
+  /** The pacing fields the instance set for itself (none: the service's defaults). */
+  pacing?: PacingChoice;
 }
 
 /** The settings with the fields a request gives replacing the current ones. */

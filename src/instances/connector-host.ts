@@ -6,12 +6,13 @@ import { inUnit } from '../platform/store/unit.js';
 import { GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
 import type { EventWriter } from '../events/writer.js';
-import type { ConnectorHost, InboundMessage, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { ConnectorHost, InboundMessage, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
 import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
 import type { StoredMessageHook } from '../messages/stored-message-hook.js';
+import type { MessageChanges } from '../messages/message-changes.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import { sourceOfId } from '../messages/ids.js';
 import type { InstanceRegistry } from './registry.js';
@@ -30,6 +31,8 @@ export interface ConnectorHostDeps {
   alongside?: StoredMessageHook;
   /** Whether received messages are stored (DATABASE_SAVE_DATA_NEW_MESSAGE). */
   keepReceived?: boolean;
+  /** Stores edits and deletions for everyone of stored messages, and announces them. */
+  changes: MessageChanges;
 }
 
 /** Told when an instance's connection opens or closes (after it is stored; a logout before). */
@@ -108,8 +111,10 @@ export class InstanceConnectorHost implements ConnectorHost {
       instanceId,
       keyId: message.keyId,
       remoteJid: message.remoteJid,
+      remoteJidAlt: message.remoteJidAlt ?? null,
       fromMe: message.fromMe,
       participant: message.participant ?? null,
+      participantAlt: message.participantAlt ?? null,
       pushName: message.pushName,
       messageType: message.messageType,
       content: message.content,
@@ -172,6 +177,14 @@ export class InstanceConnectorHost implements ConnectorHost {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
     await this.reports.status(instance, keyId, status, detail);
+  }
+
+  /** Edits are announced as `messages.edited`, deletions as `messages.delete` only (never as an edit too). */
+  async messageChanged(instanceId: string, change: MessageChange): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    if (change.kind === 'revoke') await this.deps.changes.revoked(instance, change.key);
+    else await this.deps.changes.edited(instance, change.key, change.content, change.timestampMs, 'MESSAGES_EDITED');
   }
 
   async presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void> {

@@ -8,6 +8,7 @@ import type { ProfileOperations } from './profile.js';
 const NumberBody = Type.Object({ number: Type.Optional(Type.String({ minLength: 1 })) });
 const NameBody = Type.Object({ name: Type.Optional(Type.String()) });
 const StatusBody = Type.Object({ status: Type.Optional(Type.String({ description: 'The "about" text' })) });
+const PictureBody = Type.Object({ picture: Type.Optional(Type.String({ description: 'The image: http(s) URL, base64 or data URL' })) });
 
 const answer = (description: string) => ({ 200: Type.Object({}, { additionalProperties: true, description }) });
 const updated = answer('{update: "success"}');
@@ -67,6 +68,47 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
     },
     async (request) => {
       await profiles.setStatus(pathInstance(request), request.body.status);
+      return { update: 'success' };
+    },
+  );
+
+  app.post(
+    '/chat/fetchBusinessProfile/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['profile'],
+        summary: "An account's business profile (the own one without number)",
+        params: InstanceParams,
+        body: Type.Optional(NumberBody),
+        response: answer(
+          '{isBusiness: true, wid, address, description, website, email, category, business_hours} or {isBusiness: false, message, jid, exists, number}',
+        ),
+      },
+    },
+    async (request) => profiles.businessProfile(pathInstance(request), request.body?.number),
+  );
+
+  app.post(
+    '/chat/updateProfilePicture/:instance',
+    {
+      config: { access: 'instance' },
+      schema: { tags: ['profile'], summary: 'Change the own profile picture', params: InstanceParams, body: PictureBody, response: updated },
+    },
+    async (request) => {
+      await profiles.setPicture(pathInstance(request), request.body.picture);
+      return { update: 'success' };
+    },
+  );
+
+  app.delete(
+    '/chat/removeProfilePicture/:instance',
+    {
+      config: { access: 'instance' },
+      schema: { tags: ['profile'], summary: 'Remove the own profile picture', params: InstanceParams, response: updated },
+    },
+    async (request) => {
+      await profiles.removePicture(pathInstance(request));
       return { update: 'success' };
     },
   );

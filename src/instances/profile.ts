@@ -1,16 +1,20 @@
-// Profile use cases: profile pictures and profiles of any account, the own name and "about", the privacy settings.
+// Profile use cases: pictures, profiles and business profiles of any account, the own name, "about" and picture, privacy.
 import type { Connector, ProfileInfo } from '../core/connector.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance, PrivacySettings } from '../core/instance.js';
+import { loadMedia } from '../media/load.js';
+import { profilePicture } from '../media/profile-picture.js';
 import { toJid } from '../messages/jid.js';
 
 export interface ProfileOperationsDeps {
   /** The instance's connector (created when it has none yet). */
   connectorOf(instance: Instance): Connector;
   kinds: Pick<ConnectorKinds, 'assertCan'>;
-  /** Stores the own profile's new name or "about" on the instance (fetchInstances shows them). */
-  storeProfile(instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<unknown>;
+  /** Stores the own profile's new name, "about" or picture URL on the instance (fetchInstances shows them). */
+  storeProfile(instance: Instance, change: { profileName?: string; profileStatus?: string; profilePicUrl?: string | null }): Promise<unknown>;
+  /** How a picture given as a URL is fetched (the guarded media fetcher), and the largest taken. */
+  media: { maxBytes: number; denyPrivate: boolean; fetchTimeoutMs: number };
 }
 
 /** What an account that never changed its privacy settings has (WhatsApp's defaults for a new account). */
@@ -70,6 +74,43 @@ export class ProfileOperations {
     const connector = this.linked(instance, 'changing the profile status');
     await connector.profile?.setStatus(value);
     await this.deps.storeProfile(instance, { profileStatus: value });
+  }
+
+  /** Sets the own picture from a URL or base64 image (cropped square, as a JPEG); fetchInstances shows its new URL. */
+  async setPicture(instance: Instance, picture: string | undefined): Promise<void> {
+    this.deps.kinds.assertCan(instance, 'profile');
+    if (picture === undefined || picture.trim() === '') throw invalidInput('picture is required: an image URL or base64');
+    const connector = this.linked(instance, 'changing the profile picture');
+    const { maxBytes, denyPrivate, fetchTimeoutMs } = this.deps.media;
+    const loaded = await loadMedia(picture, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field: 'picture' });
+    const jpeg = await profilePicture(loaded.bytes, 'picture');
+    await connector.profile?.setPicture(jpeg);
+    const own = instance.ownerJid;
+    const profilePicUrl = own ? await connector.profile?.pictureUrl(own).catch(() => null) : null;
+    await this.deps.storeProfile(instance, { profilePicUrl: profilePicUrl ?? null });
+  }
+
+  async removePicture(instance: Instance): Promise<void> {
+    this.deps.kinds.assertCan(instance, 'profile');
+    const connector = this.linked(instance, 'removing the profile picture');
+    await connector.profile?.removePicture();
+    await this.deps.storeProfile(instance, { profilePicUrl: null });
+  }
+
+  /**
+   * The business profile of `number` (the own account's when absent); an account that is not a business answers
+   * `isBusiness: false` with the number's check (jid, exists, number…), as Evolution.
+   */
+  async businessProfile(instance: Instance, number: string | undefined): Promise<Record<string, unknown>> {
+    this.deps.kinds.assertCan(instance, 'profile');
+    const connector = this.linked(instance, 'fetching a business profile');
+    const jid = number ? toJid(number) : instance.ownerJid;
+    if (!jid) throw invalidInput(`instance "${instance.name}" has no own address yet`);
+    const business = await connector.profile?.businessProfile(jid);
+    if (business) return { isBusiness: true, ...business };
+    const asked = number ?? jid.split('@')[0];
+    const [check] = connector.contacts ? await connector.contacts.onWhatsApp([{ number: asked, jid }]) : [{ jid, exists: true, number: asked }];
+    return { isBusiness: false, message: 'Not is business profile', ...check };
   }
 
   /** As the messenger has them when it can say (WhatsApp Web); else the stored ones, or the defaults when never set. */

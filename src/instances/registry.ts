@@ -7,6 +7,8 @@ import type { SecretsBox } from '../platform/util/secrets-box.js';
 import { notFound } from '../core/errors.js';
 import { hashApiKey } from '../platform/util/api-keys.js';
 import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from '../core/instance.js';
+import { mergePacing, type PacingChoice } from '../core/pacing.js';
+import { allPacingColumns, changedPacingColumns, pacingFromRow } from './pacing-columns.js';
 
 function fromRow(row: Selectable<InstancesTable>): Instance {
   return {
@@ -32,6 +34,7 @@ function fromRow(row: Selectable<InstancesTable>): Instance {
     },
     privacy: row.privacy ? (JSON.parse(row.privacy) as PrivacySettings) : null,
     createdAt: row.created_at,
+    pacing: pacingFromRow(row),
   };
 }
 
@@ -69,6 +72,8 @@ export interface NewInstance {
   businessId: string | null;
   providerToken: string | null;
   settings: Settings;
+  /** The pacing fields chosen at creation (the others: the service's defaults). */
+  pacing?: PacingChoice;
 }
 
 export interface ConnectionChange {
@@ -167,6 +172,7 @@ export class InstanceRegistry {
       disconnected_at: null,
       created_at: now,
       updated_at: now,
+      ...allPacingColumns(input.pacing),
     };
     await unit.tx.insertInto('instances').values(row).execute();
     const instance = fromRow(row);
@@ -177,14 +183,18 @@ export class InstanceRegistry {
     return instance;
   }
 
-  /** Changes the settings given (the others keep their stored value, whatever changed them meanwhile). */
-  async updateSettings(unit: Unit, instance: Instance, changes: Partial<Settings>): Promise<Instance> {
+  /** Changes the settings (and pacing fields) given; the others keep their stored value, whatever changed them meanwhile. */
+  async updateSettings(unit: Unit, instance: Instance, changes: Partial<Settings>, pacing?: PacingChoice): Promise<Instance> {
     await unit.tx
       .updateTable('instances')
-      .set({ ...settingsColumns(changes), updated_at: Date.now() })
+      .set({ ...settingsColumns(changes), ...changedPacingColumns(pacing), updated_at: Date.now() })
       .where('id', '=', instance.id)
       .execute();
-    return this.patchAfterCommit(unit, instance, (current) => ({ ...current, settings: mergeSettings(current.settings, changes) }));
+    return this.patchAfterCommit(unit, instance, (current) => ({
+      ...current,
+      settings: mergeSettings(current.settings, changes),
+      ...(pacing ? { pacing: mergePacing(current.pacing, pacing) } : {}),
+    }));
   }
 
   async updateNumber(unit: Unit, instance: Instance, number: string): Promise<Instance> {
@@ -202,12 +212,17 @@ export class InstanceRegistry {
   }
 
   /** The own profile's name or "about" changed (through the API, while linked). */
-  async updateProfile(unit: Unit, instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<Instance> {
+  async updateProfile(
+    unit: Unit,
+    instance: Instance,
+    change: { profileName?: string; profileStatus?: string; profilePicUrl?: string | null },
+  ): Promise<Instance> {
     await unit.tx
       .updateTable('instances')
       .set({
         ...(change.profileName !== undefined ? { profile_name: change.profileName } : {}),
         ...(change.profileStatus !== undefined ? { profile_status: change.profileStatus } : {}),
+        ...(change.profilePicUrl !== undefined ? { profile_pic_url: change.profilePicUrl } : {}),
         updated_at: Date.now(),
       })
       .where('id', '=', instance.id)

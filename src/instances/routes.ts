@@ -11,6 +11,7 @@ import type { QrState } from '../core/connector.js';
 import type { ConnectionAnswer, InstanceService } from './service.js';
 import type { InstanceRegistry } from './registry.js';
 import type { Logger } from '../platform/logger.js';
+import { pacingField } from './pacing-field.js';
 
 export interface InstanceRouteOptions {
   instances: InstanceService;
@@ -33,6 +34,7 @@ function createBody(kinds: ConnectorKinds, sinkCreation: SinkCreation) {
     number: Type.Optional(Type.String()),
     businessId: Type.Optional(Type.String()),
     ...settingsFields,
+    ...pacingField,
     ...sinkCreation.fields,
   });
 }
@@ -100,6 +102,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
         businessId: body.businessId,
         qrcode: body.qrcode,
         settings,
+        pacing: body.pacing,
         sinks,
       });
       const { instance, apikey } = created;
@@ -114,7 +117,8 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
           status: 'created',
         },
         hash: { apikey },
-        settings: settingsSnake(settings),
+        // The pacing in effect when the create chose some (a Switchboard extension).
+        settings: { ...settingsSnake(settings), ...(body.pacing ? { pacing: instances.pacingOf(instance) } : {}) },
         ...('qrcode' in created ? { qrcode: qrAnswer(created.qrcode ?? null) } : {}),
       });
     },

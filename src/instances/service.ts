@@ -16,6 +16,7 @@ import type { InstanceLifecycle } from './lifecycle.js';
 import type { InstanceRemoval } from './removal.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 import type { Instance, Integration, PrivacySettings, Settings } from '../core/instance.js';
+import { effectivePacing, mergePacing, pacingProblem, type Pacing, type PacingChoice } from '../core/pacing.js';
 
 export interface CreateInstanceInput {
   name: string;
@@ -26,6 +27,8 @@ export interface CreateInstanceInput {
   /** Connect at creation and answer the QR code. */
   qrcode?: boolean;
   settings: Settings;
+  /** The pacing fields chosen (the others: the service's defaults). */
+  pacing?: PacingChoice;
   sinks: { kind: SinkKind; config: SinkConfig }[];
 }
 
@@ -51,6 +54,8 @@ export class InstanceService {
       sinks: SinkConfigs;
       /** The global API key: an instance key must never be it. */
       globalApiKey: string;
+      /** The pacing of instances that set none of their own (PACING_* variables). */
+      pacingDefaults: Pacing;
     },
   ) {}
 
@@ -60,6 +65,7 @@ export class InstanceService {
    */
   async create(input: CreateInstanceInput): Promise<{ instance: Instance; apikey: string; qrcode?: QrState | null }> {
     const kind = this.kindOf(input.integration);
+    if (input.pacing) this.checkPacing(input.pacing);
     // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).
     kind.linkAtCreation?.check(input);
     const { instance, apikey } = await this.insert(input, kind);
@@ -113,6 +119,7 @@ export class InstanceService {
           businessId: input.businessId ?? null,
           providerToken: fields.providerToken,
           settings: input.settings,
+          pacing: input.pacing,
         });
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
         this.deps.events.emit(
@@ -232,16 +239,28 @@ export class InstanceService {
     });
   }
 
-  /** Changes the settings given; the others keep their value. */
-  async updateSettings(instance: Instance, changes: Partial<Settings>): Promise<Instance> {
-    return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, changes));
+  /** Changes the settings (and pacing fields) given; the others keep their value. */
+  async updateSettings(instance: Instance, changes: Partial<Settings>, pacing?: PacingChoice): Promise<Instance> {
+    if (pacing) this.checkPacing(mergePacing((this.deps.registry.byInstanceId(instance.id) ?? instance).pacing, pacing));
+    return inUnit(this.deps.db, (unit) => this.deps.registry.updateSettings(unit, instance, changes, pacing));
+  }
+
+  /** The pacing in effect for the instance: its own fields over the service's defaults. */
+  pacingOf(instance: Instance): Pacing {
+    return effectivePacing(this.deps.pacingDefaults, instance.pacing);
+  }
+
+  /** A pacing that would not hold together once in effect (min gap above max gap) is a 400. */
+  private checkPacing(choice: PacingChoice): void {
+    const problem = pacingProblem(effectivePacing(this.deps.pacingDefaults, choice));
+    if (problem) throw invalidInput(problem);
   }
 
   async updatePrivacy(instance: Instance, privacy: PrivacySettings): Promise<Instance> {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updatePrivacy(unit, instance, privacy));
   }
 
-  async updateProfile(instance: Instance, change: { profileName?: string; profileStatus?: string }): Promise<Instance> {
+  async updateProfile(instance: Instance, change: { profileName?: string; profileStatus?: string; profilePicUrl?: string | null }): Promise<Instance> {
     return inUnit(this.deps.db, (unit) => this.deps.registry.updateProfile(unit, instance, change));
   }
 

@@ -5,10 +5,11 @@ import type { InstanceService } from './service.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { createdAnswer, InstanceParams, settingsFields } from '../platform/http/schemas.js';
 import { settingsSnake } from '../core/instance.js';
+import { pacingField } from './pacing-field.js';
 
-const SettingsBody = Type.Object(settingsFields);
+const SettingsBody = Type.Object({ ...settingsFields, ...pacingField });
 
-export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<InstanceService, 'updateSettings'> }> = async (app, { instances }) => {
+export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<InstanceService, 'updateSettings' | 'pacingOf'> }> = async (app, { instances }) => {
   app.post(
     '/settings/set/:instance',
     {
@@ -18,13 +19,16 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<Instanc
         summary: 'Change behaviour settings (fields left out keep their value)',
         params: InstanceParams,
         body: SettingsBody,
-        response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call}}}'),
+        response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call, pacing when given}}}'),
       },
     },
     async (request, reply) => {
       const instance = pathInstance(request);
-      const updated = await instances.updateSettings(instance, request.body);
-      return reply.status(201).send({ settings: { instanceName: updated.name, settings: settingsSnake(updated.settings, false) } });
+      const { pacing, ...changes } = request.body;
+      const updated = await instances.updateSettings(instance, changes, pacing);
+      // Evolution's answer, with the pacing now in effect when the request changed it (a Switchboard extension).
+      const settings = { ...settingsSnake(updated.settings, false), ...(pacing ? { pacing: instances.pacingOf(updated) } : {}) };
+      return reply.status(201).send({ settings: { instanceName: updated.name, settings } });
     },
   );
 
@@ -32,8 +36,8 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<Instanc
     '/settings/find/:instance',
     { config: { access: 'instance' }, schema: { tags: ['settings'], summary: 'Current behaviour settings', params: InstanceParams } },
     async (request) => {
-      const { settings } = pathInstance(request);
-      return { ...settings, wavoipToken: '' };
+      const instance = pathInstance(request);
+      return { ...instance.settings, wavoipToken: '', pacing: instances.pacingOf(instance) };
     },
   );
 };

@@ -48,15 +48,19 @@ export class AttemptRecords {
     await inWriteUnit(this.deps.db, (unit) => this.markAttempted(unit, instance, rows), background);
   }
 
-  /** One send's attempt counted, in a write of its own. */
-  async countAttempt(instance: Instance, row: QueueRow): Promise<void> {
+  /**
+   * One send's attempt counted, in a write of its own. `pacingWaitMs`: a paced send's wait at the pacing gate, carried
+   * by its `send.message`.
+   */
+  async countAttempt(instance: Instance, row: QueueRow, pacingWaitMs?: number): Promise<void> {
     const record = storedMessageOf(row);
     await inWriteUnit(this.deps.db, (unit) => {
       countAttempt(unit, row.seq, row.attempts + 1);
       // send.message announces the first attempt only; retries are the same message leaving again.
       if (record && row.attempts === 0) {
         this.fillSender(unit, instance, record);
-        this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', presentMessage(record));
+        const data = presentMessage(record);
+        this.deps.events.emit(unit, eventSourceOf(instance, this.deps.apikeyOf), 'SEND_MESSAGE', pacingWaitMs === undefined ? data : { ...data, pacingWaitMs });
       }
     });
   }

@@ -7,6 +7,8 @@ import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/types.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
+import type { ButtonsSend } from './buttons-schema.js';
+import { buttonsContent, checkButtons, imageHeader } from './buttons.js';
 import { chatPartnersOf } from './chat-partners.js';
 import {
   buildContextInfo,
@@ -117,6 +119,27 @@ export class OutgoingMessages {
     });
   }
 
+  /**
+   * Buttons as a view-once interactive message (Evolution's rules as 400s, then the fields each button needs); an image
+   * header from `thumbnailUrl`. Unlike upstream, quotes and mentions go out with it.
+   */
+  buttons(instance: Instance, body: ButtonsSend, request: SendRequest) {
+    return this.send(instance, 'buttons', body, request, async () => {
+      checkButtons(body);
+      const remoteJid = recipientJid(body.number);
+      const contextInfo = await this.contextOf(instance, body);
+      let header: Record<string, unknown> | undefined;
+      let mediaBlob: Buffer | undefined;
+      if (body.thumbnailUrl !== undefined && body.buttons.every((button) => button.type !== 'pix')) {
+        const media = await this.loadAndPrepare(body.thumbnailUrl, 'image', 'thumbnailUrl');
+        const uploaded = await this.uploadFor(instance, media);
+        mediaBlob = uploaded.mediaBlob;
+        header = imageHeader(mediaContent(media, uploaded.uploaded, {}).content.imageMessage as Record<string, unknown>);
+      }
+      return { remoteJid, mediaBlob, ...buttonsContent(body, { header, contextInfo }) };
+    });
+  }
+
   /** A list: a real interactive list where the kind has them, else a single-choice poll (which every phone shows). */
   list(instance: Instance, body: ListSend, request: SendRequest) {
     return this.send(instance, 'list', body, request, async () => {
@@ -179,7 +202,8 @@ export class OutgoingMessages {
         const built = await build();
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
         connector.messaging.check?.(built);
-        return built;
+        const alternate = connector.contacts?.alternateAddress?.(built.remoteJid);
+        return alternate ? { ...built, remoteJidAlt: alternate } : built;
       },
     );
   }

@@ -16,6 +16,7 @@ export async function pendingSendsOfChat(db: Db, instanceId: string, chat: strin
       'm.id as m_id',
       'm.key_id as m_key_id',
       'm.remote_jid as m_remote_jid',
+      'm.remote_jid_alt as m_remote_jid_alt',
       'm.from_me as m_from_me',
       'm.participant as m_participant',
       'm.push_name as m_push_name',
@@ -89,4 +90,23 @@ export async function removeQueued(db: Db, seq: number): Promise<void> {
 /** Drops the media kept for one send (`db` may be a transaction). */
 export async function dropMediaBlob(db: Db, id: string): Promise<void> {
   await db.deleteFrom('media_blobs').where('id', '=', id).execute();
+}
+
+/** Whether the instance has sent a message to `chat` before (one that left: not pending, not failed). */
+export async function hasSentTo(db: Db, instanceId: string, chat: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('instance_id', '=', instanceId)
+    .where('remote_jid', '=', chat)
+    .where('from_me', '=', 1)
+    .where('status', 'not in', ['PENDING', 'ERROR'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether the send is still queued (not taken off meanwhile: expired by the sweep, its instance deleted). */
+export async function isQueued(db: Db, seq: number): Promise<boolean> {
+  return (await db.selectFrom('send_queue').select('seq').where('seq', '=', seq).executeTakeFirst()) !== undefined;
 }

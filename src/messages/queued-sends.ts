@@ -11,8 +11,21 @@ const storedMessages = new WeakMap<QueueRow, MessageRecord>();
 /** The queue rows of a chat's fetch, each one's stored message kept beside it. */
 export function queueRowsOf(instanceId: string, found: PendingSendWithMessage[]): QueueRow[] {
   return found.map((joined) => {
-    const { m_id, m_key_id, m_remote_jid, m_from_me, m_participant, m_push_name, m_message_type, m_content, m_status, m_message_timestamp, m_source, ...row } =
-      joined;
+    const {
+      m_id,
+      m_key_id,
+      m_remote_jid,
+      m_remote_jid_alt,
+      m_from_me,
+      m_participant,
+      m_push_name,
+      m_message_type,
+      m_content,
+      m_status,
+      m_message_timestamp,
+      m_source,
+      ...row
+    } = joined;
     // No message row: the instance is being deleted (the connector refuses a send without content).
     if (m_id !== null && m_key_id !== null && m_remote_jid !== null && m_from_me !== null && m_message_type !== null && m_content !== null) {
       storedMessages.set(
@@ -22,8 +35,10 @@ export function queueRowsOf(instanceId: string, found: PendingSendWithMessage[])
           instance_id: instanceId,
           key_id: m_key_id,
           remote_jid: m_remote_jid,
+          remote_jid_alt: m_remote_jid_alt,
           from_me: m_from_me,
           participant: m_participant,
+          participant_alt: null,
           push_name: m_push_name,
           message_type: m_message_type,
           content: m_content,

@@ -2,19 +2,24 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../platform/store/db.js';
 import type { MessagesTable } from '../platform/store/schema.js';
-import type { MessageStatus } from '../core/message-status.js';
+import type { ChangedStatus, MessageStatus } from '../core/message-status.js';
 
 export interface MessageRecord {
   id: string;
   instanceId: string;
   keyId: string;
   remoteJid: string;
+  /** The chat's other address (@lid or phone), when known. */
+  remoteJidAlt?: string | null;
   fromMe: boolean;
   participant: string | null;
+  /** The group sender's other address (@lid or phone), when known. */
+  participantAlt?: string | null;
   pushName: string | null;
   messageType: string;
   content: Record<string, unknown>;
-  status: MessageStatus;
+  /** Its delivery status, or EDITED / DELETED once changed by its sender. */
+  status: MessageStatus | ChangedStatus;
   timestamp: number;
   source: string;
 }
@@ -26,8 +31,10 @@ export type MessageRecordRow = Pick<
   | 'instance_id'
   | 'key_id'
   | 'remote_jid'
+  | 'remote_jid_alt'
   | 'from_me'
   | 'participant'
+  | 'participant_alt'
   | 'push_name'
   | 'message_type'
   | 'content'
@@ -42,12 +49,14 @@ export function recordFromRow(row: MessageRecordRow): MessageRecord {
     instanceId: row.instance_id,
     keyId: row.key_id,
     remoteJid: row.remote_jid,
+    remoteJidAlt: row.remote_jid_alt,
     fromMe: row.from_me === 1,
     participant: row.participant,
+    participantAlt: row.participant_alt,
     pushName: row.push_name,
     messageType: row.message_type,
     content: JSON.parse(row.content) as Record<string, unknown>,
-    status: row.status as MessageStatus,
+    status: row.status as MessageStatus | ChangedStatus,
     timestamp: row.message_timestamp,
     source: row.source,
   };
@@ -60,8 +69,10 @@ export function rowFromRecord(record: MessageRecord, extra: { idempotencyKey?: s
     instance_id: record.instanceId,
     key_id: record.keyId,
     remote_jid: record.remoteJid,
+    remote_jid_alt: record.remoteJidAlt ?? null,
     from_me: record.fromMe ? 1 : 0,
     participant: record.participant,
+    participant_alt: record.participantAlt ?? null,
     push_name: record.pushName,
     message_type: record.messageType,
     content: JSON.stringify(record.content),
@@ -84,6 +95,9 @@ export function presentMessage(record: MessageRecord) {
       fromMe: record.fromMe,
       id: record.keyId,
       ...(record.participant && !record.fromMe ? { participant: record.participant } : {}),
+      // Both addresses of a person (phone and @lid), as WhatsApp Web's keys carry them: clients match either.
+      ...(record.remoteJidAlt ? { remoteJidAlt: record.remoteJidAlt } : {}),
+      ...(record.participantAlt && !record.fromMe ? { participantAlt: record.participantAlt } : {}),
     },
     pushName: record.pushName ?? '',
     status: record.status,

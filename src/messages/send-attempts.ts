@@ -7,10 +7,11 @@ import { TransientConnectorError, type Connector } from '../core/connector.js';
 import type { Instance } from '../core/instance.js';
 import type { QueuePayload } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
-import { scheduleRetry, type QueueRow } from './queue-queries.js';
+import { isQueued, scheduleRetry, type QueueRow } from './queue-queries.js';
 import { outboundOf, payloadOf, storedMessageOf } from './queued-sends.js';
 import { sendAfterTyping, sendInOrder } from './connector-handoff.js';
 import type { AttemptRecords } from './attempt-records.js';
+import type { PacingGate } from './pacing-gate.js';
 
 export interface SendAttemptDeps {
   db: Db;
@@ -21,6 +22,8 @@ export interface SendAttemptDeps {
   /** Aborts the typing delay of a send of the instance when its delivery pauses (read as the delay starts). */
   delaySignalOf(instanceId: string): AbortSignal | undefined;
   outcomes?: SendOutcomes;
+  /** How long a paced send waited at its instance's pacing gate. */
+  onPacingWait?(instance: Instance, waitedMs: number): void;
 }
 
 /** How a run went: `advanced`, rows dealt with; `go`, the chat may go on; `marked`, the next run already marked. */
@@ -66,8 +69,11 @@ export class SendAttempts {
     return { advanced: sent + (go ? 1 : 0), go, marked: [] };
   }
 
-  /** Tries one send; false when the chat must wait (retry scheduled or connection gone). */
-  async deliver(instanceId: string, row: QueueRow): Promise<boolean> {
+  /**
+   * Tries one send, first through the instance's pacing gate when its sends are paced; false when the chat must wait
+   * (retry scheduled, connection gone, or the wait at the gate aborted).
+   */
+  async deliver(instanceId: string, row: QueueRow, gate?: PacingGate): Promise<boolean> {
     const instance = this.deps.instanceById(instanceId);
     const connector = this.deps.connectorOf(instanceId);
     if (!instance || !connector || connector.state() !== 'open') return false;
@@ -75,11 +81,28 @@ export class SendAttempts {
       await this.records.failExpired(instance, row);
       return true;
     }
+    const signal = this.deps.delaySignalOf(instanceId);
+    if (!gate) return this.attempt(instance, connector, row, signal);
+    // Nothing is recorded before the gate lets the send through: a wait cut short leaves it queued, unannounced.
+    const passage = await gate.enter(row.chat_jid, signal);
+    if (!passage) return false;
+    try {
+      if (connector.state() !== 'open') return false;
+      // A long wait: the expiry sweep may have taken the send off the queue meanwhile (it is ERROR then, not sent).
+      if (!(await isQueued(this.deps.db, row.seq))) return true;
+      this.deps.onPacingWait?.(instance, passage.waitedMs);
+      return await this.attempt(instance, connector, row, signal, passage.waitedMs);
+    } finally {
+      passage.leave();
+    }
+  }
+
+  /** One attempt: counted (and announced, the first time), the typing delay, the send, its outcome recorded. */
+  private async attempt(instance: Instance, connector: Connector, row: QueueRow, signal: AbortSignal | undefined, pacingWaitMs?: number): Promise<boolean> {
     const payload = payloadOf(row);
     const record = storedMessageOf(row);
-    await this.records.countAttempt(instance, row);
+    await this.records.countAttempt(instance, row, pacingWaitMs);
     const attempt = row.attempts + 1;
-    const signal = this.deps.delaySignalOf(instanceId);
     try {
       if (!(await sendAfterTyping(connector, row.chat_jid, outboundOf(payload, record?.content), payload.delay, signal))) return false;
     } catch (error) {

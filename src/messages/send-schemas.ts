@@ -12,7 +12,7 @@ const Quoted = Type.Object({
 });
 
 /** Fields every send body may carry. */
-const commonSendFields = {
+export const commonSendFields = {
   number: Type.String({ minLength: 1, description: 'Recipient: phone number with country code, group id or full address' }),
   delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000, description: 'Milliseconds of typing shown before the send' })),
   linkPreview: Type.Optional(Type.Boolean()),
@@ -23,7 +23,12 @@ const commonSendFields = {
 
 export const MessageResult = Type.Object(
   {
-    key: Type.Object({ remoteJid: Type.String(), fromMe: Type.Boolean(), id: Type.String() }),
+    key: Type.Object({
+      remoteJid: Type.String(),
+      fromMe: Type.Boolean(),
+      id: Type.String(),
+      remoteJidAlt: Type.Optional(Type.String({ description: "The recipient's other address (its @lid one for a phone one, or the reverse), when known" })),
+    }),
     message: Type.Object({}, { additionalProperties: true }),
     messageTimestamp: Type.String(),
     status: Type.String(),

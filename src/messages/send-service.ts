@@ -11,6 +11,8 @@ import type { SendOutcomes } from './send-outcomes.js';
 
 export interface BuiltMessage {
   remoteJid: string;
+  /** The recipient's other address (@lid or phone), when the connector knows it. */
+  remoteJidAlt?: string;
   messageType: string;
   content: Record<string, unknown>;
   statusJidList?: string[];
@@ -55,6 +57,7 @@ export class SendService {
       instanceId: instance.id,
       keyId,
       remoteJid: built.remoteJid,
+      remoteJidAlt: built.remoteJidAlt ?? null,
       fromMe: true,
       participant: built.participant ?? null,
       pushName: instance.profileName,

@@ -7,8 +7,9 @@ import { expiredSends, pendingSendsOfChat, removeQueued, type QueueRow } from '.
 import { payloadOf, queueRowsOf } from './queued-sends.js';
 import { AttemptRecords, type AttemptRecordDeps } from './attempt-records.js';
 import { SendAttempts, type SendAttemptDeps } from './send-attempts.js';
+import { PacedSends, type PacedSendDeps } from './paced-sends.js';
 
-export interface SendWorkerDeps extends AttemptRecordDeps, Omit<SendAttemptDeps, 'delaySignalOf'> {
+export interface SendWorkerDeps extends AttemptRecordDeps, Omit<SendAttemptDeps, 'delaySignalOf'>, PacedSendDeps {
   /** Lets the API go first while it is busy (batches start in rounds, and are smaller). */
   priority?: ApiPriority;
 }
@@ -27,8 +28,10 @@ export class SendWorkers {
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly records: AttemptRecords;
   private readonly attempts: SendAttempts;
+  private readonly paced: PacedSends;
 
   constructor(private readonly deps: SendWorkerDeps) {
+    this.paced = new PacedSends(deps);
     this.records = new AttemptRecords(deps);
     this.attempts = new SendAttempts({ ...deps, delaySignalOf: (instanceId) => this.aborts.get(instanceId)?.signal }, this.records);
   }
@@ -36,6 +39,7 @@ export class SendWorkers {
   start(): void {
     const sweep = () => {
       void this.expire().catch((error: unknown) => this.deps.logger.error({ err: error }, 'send expiry sweep failed'));
+      this.paced.sweep();
       this.sweepTimer = setTimeout(sweep, expirySweepMs);
       this.sweepTimer.unref();
     };
@@ -110,14 +114,17 @@ export class SendWorkers {
         if (!this.schedulers.has(instanceId)) return undefined;
         if (rows[next].next_attempt_at > Date.now()) return rows[next].next_attempt_at;
         if (this.deps.priority) await this.deps.priority.step();
+        // A paced instance's sends pass its pacing gate one by one (a run already marked leaves as marked).
+        const gate = this.paced.gateFor(instanceId);
         const premarked = marked.length > 0;
-        const batch = premarked ? marked : this.plainRun(instanceId, rows, next);
+        const batch = premarked ? marked : gate ? [] : this.plainRun(instanceId, rows, next);
         marked = [];
-        const following = (sent: number) => (this.schedulers.has(instanceId) ? this.plainRun(instanceId, rows, next + sent) : []);
+        const following = (sent: number) =>
+          this.schedulers.has(instanceId) && !this.paced.gateFor(instanceId) ? this.plainRun(instanceId, rows, next + sent) : [];
         const result =
           batch.length > 0
             ? await this.attempts.deliverRun(instanceId, batch, premarked, following)
-            : { advanced: 1, go: await this.attempts.deliver(instanceId, rows[next]), marked: [] };
+            : { advanced: 1, go: await this.attempts.deliver(instanceId, rows[next], gate), marked: [] };
         // A retry was scheduled or the connection went: the next look (poll or wake-up) finds when it is due.
         if (!result.go) return undefined;
         next += result.advanced;

@@ -5,6 +5,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import type { Instance } from '../core/instance.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { InstanceParams } from '../platform/http/schemas.js';
+import { ButtonsBody } from './buttons-schema.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
 import { ContactBody, ListBody, LocationBody, MediaBody, MessageResult, PollBody, ReactionBody, StatusBody, StickerBody, TextBody } from './send-schemas.js';
 
@@ -54,5 +55,6 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
   sendRoute('sendLocation', 'Send a location', LocationBody, (i, b, r) => outgoing.location(i, b, r));
   sendRoute('sendContact', 'Send one or more contact cards (vCards)', ContactBody, (i, b, r) => outgoing.contact(i, b, r));
   sendRoute('sendReaction', 'React to a message with an emoji (an empty reaction removes it)', ReactionBody, (i, b, r) => outgoing.reaction(i, b, r));
+  sendRoute('sendButtons', 'Send a message with buttons (reply, copy, url, call or PIX)', ButtonsBody, (i, b, r) => outgoing.buttons(i, b, r));
   sendRoute('sendStatus', 'Post a status (story)', StatusBody, (i, b, r) => outgoing.status(i, b, r));
 };

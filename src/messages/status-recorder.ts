@@ -11,7 +11,7 @@ import { statusSteps, type MessageStatus } from '../core/message-status.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 
 /** What a status event needs to know of a message. */
-export type StatusSubject = Pick<MessageRecord, 'id' | 'keyId' | 'remoteJid' | 'fromMe' | 'participant'>;
+export type StatusSubject = Pick<MessageRecord, 'id' | 'keyId' | 'remoteJid' | 'remoteJidAlt' | 'fromMe' | 'participant'>;
 
 interface StatusChange {
   message: StatusSubject;
@@ -76,7 +76,7 @@ export class StatusRecorder {
   private async changesFor(db: Db, instance: Instance, keyIds: string[], next: MessageStatus, ownFirst: boolean): Promise<GuardedChange[]> {
     const rows = await db
       .selectFrom('messages')
-      .select(['id', 'key_id', 'remote_jid', 'from_me', 'participant', 'status'])
+      .select(['id', 'key_id', 'remote_jid', 'remote_jid_alt', 'from_me', 'participant', 'status'])
       .where('instance_id', '=', instance.id)
       .where('key_id', 'in', keyIds)
       .execute();
@@ -96,7 +96,14 @@ export class StatusRecorder {
       const steps = statusSteps(from, next);
       if (steps.length === 0) continue;
       changes.push({
-        message: { id: row.id, keyId: row.key_id, remoteJid: row.remote_jid, fromMe: row.from_me === 1, participant: row.participant },
+        message: {
+          id: row.id,
+          keyId: row.key_id,
+          remoteJid: row.remote_jid,
+          remoteJidAlt: row.remote_jid_alt,
+          fromMe: row.from_me === 1,
+          participant: row.participant,
+        },
         from,
         steps,
       });
@@ -197,6 +204,7 @@ function statusData(instance: Instance, message: StatusSubject, status: MessageS
   return {
     keyId: message.keyId,
     remoteJid: message.remoteJid,
+    ...(message.remoteJidAlt ? { remoteJidAlt: message.remoteJidAlt } : {}),
     fromMe: message.fromMe,
     participant: message.participant,
     status,

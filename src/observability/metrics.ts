@@ -1,4 +1,4 @@
-// Prometheus metrics of the service: outbox depth, deliveries by result, delivery latency, sends, per instance.
+// Prometheus metrics of the service: outbox depth, deliveries by result, delivery latency, sends, pacing waits, per instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../platform/store/db.js';
 import { isPending } from '../sinks/webhook/queries.js';
@@ -10,6 +10,7 @@ export class Metrics {
   private readonly deliveries: Counter<'instance' | 'target' | 'result'>;
   private readonly latency: Histogram<'instance' | 'target'>;
   private readonly sends: Counter<'instance' | 'result'>;
+  private readonly pacingWaits: Histogram<'instance'>;
 
   constructor(db: Db) {
     collectDefaultMetrics({ register: this.registry, prefix: 'switchboard_process_' });
@@ -30,6 +31,13 @@ export class Metrics {
       name: 'switchboard_sends_total',
       help: 'Queued sends by outcome (delivered, error)',
       labelNames: ['instance', 'result'],
+      registers: [this.registry],
+    });
+    this.pacingWaits = new Histogram({
+      name: 'switchboard_send_pacing_wait_seconds',
+      help: "Time a paced send waited at its instance's pacing gate (rate, gap, new-chat delay, paced sends before it)",
+      labelNames: ['instance'],
+      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600],
       registers: [this.registry],
     });
     new Gauge({
@@ -90,5 +98,9 @@ export class Metrics {
 
   sendOutcome(instance: string, result: 'delivered' | 'error'): void {
     this.sends.inc({ instance, result });
+  }
+
+  pacingWait(instance: string, waitedMs: number): void {
+    this.pacingWaits.observe({ instance }, waitedMs / 1000);
   }
 }

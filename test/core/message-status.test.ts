@@ -10,4 +10,10 @@ describe('message status progression', () => {
     expect(statusSteps('PENDING', 'ERROR')).toEqual(['ERROR']);
     expect(statusSteps('ERROR', 'READ')).toEqual([]);
   });
+
+  it('moves an edited or deleted message no further (a late receipt does not undo the change)', () => {
+    expect(statusSteps('EDITED', 'READ')).toEqual([]);
+    expect(statusSteps('DELETED', 'DELIVERY_ACK')).toEqual([]);
+    expect(statusSteps('DELETED', 'ERROR')).toEqual([]);
+  });
 });

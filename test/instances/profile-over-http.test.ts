@@ -35,7 +35,7 @@ describe.each(targets)('profile routes over HTTP on $name', (target) => {
       await rx?.close();
     });
 
-    it('fetchProfilePictureUrl answers 200 with the address and a null URL (the sandbox has no pictures)', async () => {
+    it('fetchProfilePictureUrl answers 200 with the address and a null URL (no picture set)', async () => {
       const res = await t.api('POST', `chat/fetchProfilePictureUrl/${a.name}`, { body: { number: b.number } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toEqual({ wuid: b.owner, profilePictureUrl: null });

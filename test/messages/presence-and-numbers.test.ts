@@ -45,16 +45,16 @@ describe.each(targets)('setPresence and whatsappNumbers over HTTP on $name', (ta
       }
     });
 
-    it('whatsappNumbers answers 200 with one entry per number, in order, the number echoed', async () => {
+    it('whatsappNumbers answers 200 with one entry per number, in order, the number echoed, with both addresses of an account', async () => {
       const shortB = b.number.slice(0, 4) + b.number.slice(5);
       const nobody = uniqueNumber('4916');
       const numbers = [`+${shortB}`, nobody, a.owner];
       const res = await t.api('POST', `chat/whatsappNumbers/${a.name}`, { body: { numbers } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toEqual([
-        { exists: true, jid: b.owner, number: `+${shortB}`, name: b.name },
+        { exists: true, jid: b.owner, number: `+${shortB}`, name: b.name, lid: expect.stringMatching(/^\d{15}@lid$/) },
         { exists: false, jid: `${nobody}@s.whatsapp.net`, number: nobody },
-        { exists: true, jid: a.owner, number: a.owner, name: a.name },
+        { exists: true, jid: a.owner, number: a.owner, name: a.name, lid: expect.stringMatching(/^\d{15}@lid$/) },
       ]);
     });
 

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/platform/config.js';
 import { silentLogger, type Logger } from '../../src/platform/logger.js';
 import { openStore, type Store } from '../../src/platform/store/db.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
 import { dropPostgresSchema, pgUrl, postgresAvailable } from './postgres.js';
 import { waitFor } from './wait.js';
@@ -97,6 +97,8 @@ export async function startApp(
   logger: Logger = silentLogger(),
   /** The connector kinds to register instead of the service's four (a test adds one). */
   kinds?: readonly KindEntry[],
+  /** What the test drives itself (the pacing gates' clock). */
+  driven: Pick<ServiceOptions, 'pacingClock'> = {},
 ): Promise<TestApp> {
   const opened = await target.open();
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
@@ -119,6 +121,7 @@ export async function startApp(
     globalApiKey: globalKey,
     secretsKey: randomBytes(32),
     ...(kinds ? { kinds } : {}),
+    ...driven,
   });
   await services.start();
   const app = await buildApp(services);

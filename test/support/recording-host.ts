@@ -1,5 +1,5 @@
 // A ConnectorHost that records what a connector reports and passes every call on to the host it wraps.
-import type { ConnectorHost, InboundMessage, Presence, QrState } from '../../src/core/connector.js';
+import type { ConnectorHost, InboundMessage, MessageChange, Presence, QrState } from '../../src/core/connector.js';
 import type { ConnectionState } from '../../src/core/instance.js';
 import type { EventName } from '../../src/core/event-catalog.js';
 import type { MessageStatus } from '../../src/core/message-status.js';
@@ -16,6 +16,7 @@ interface RecordedArgs {
   loggedOut: [];
   eventOccurred: [event: EventName, data: unknown];
   messagesSynced: [messages: InboundMessage[]];
+  messageChanged: [change: MessageChange];
   saveSession: [data: Record<string, unknown> | null];
 }
 
@@ -34,6 +35,7 @@ export type NamedCall =
   | { kind: 'loggedOut'; id: string }
   | { kind: 'event'; id: string; event: EventName; data: unknown }
   | { kind: 'synced'; id: string; messages: InboundMessage[] }
+  | { kind: 'changed'; id: string; change: MessageChange }
   | { kind: 'saveSession'; id: string; data: Record<string, unknown> | null };
 
 function named(call: HostCall): NamedCall {
@@ -55,6 +57,8 @@ function named(call: HostCall): NamedCall {
       return { kind: 'event', id, event: call.args[0], data: call.args[1] };
     case 'messagesSynced':
       return { kind: 'synced', id, messages: call.args[0] };
+    case 'messageChanged':
+      return { kind: 'changed', id, change: call.args[0] };
     case 'saveSession':
       return { kind: 'saveSession', id, data: call.args[0] };
   }
@@ -115,6 +119,10 @@ export class RecordingHost implements ConnectorHost {
   messagesSynced(instanceId: string, messages: InboundMessage[]) {
     this.record('messagesSynced', instanceId, [messages]);
     return this.inner.messagesSynced(instanceId, messages);
+  }
+  messageChanged(instanceId: string, change: MessageChange) {
+    this.record('messageChanged', instanceId, [change]);
+    return this.inner.messageChanged(instanceId, change);
   }
   saveSession(instanceId: string, data: Record<string, unknown> | null) {
     if (this.options.recordSessionSaves) this.record('saveSession', instanceId, [data]);

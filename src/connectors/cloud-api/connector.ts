@@ -1,5 +1,6 @@
 // The WHATSAPP-BUSINESS connector of one instance: no link step, every send a Graph API call answered at once.
 import type { Logger } from '../../platform/logger.js';
+import { invalidInput } from '../../core/errors.js';
 import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   ProviderError,
@@ -7,6 +8,7 @@ import {
   type Connector,
   type ConnectorFactory,
   type ConnectorHost,
+  type MediaModule,
   type MessagingModule,
   type OutboundMessage,
 } from '../../core/connector.js';
@@ -84,6 +86,16 @@ export class CloudApiConnector implements Connector {
     },
     send: (message) => this.send(message),
     markRead: (keys) => this.markRead(keys),
+  };
+
+  /** Media received through the Cloud API carries Meta's media id (`mediaId`); Graph gives its bytes. */
+  readonly media: MediaModule = {
+    download: async (node, _mediaType, maxBytes) => {
+      const mediaId = typeof node.mediaId === 'string' && node.mediaId !== '' ? node.mediaId : undefined;
+      if (!mediaId) throw invalidInput('the media message has no Meta media id (mediaId): only media received through the Cloud API can be downloaded');
+      const { token } = await this.credentials();
+      return this.graph.downloadMedia(mediaId, token, maxBytes);
+    },
   };
 
   private async send(message: OutboundMessage): Promise<void> {

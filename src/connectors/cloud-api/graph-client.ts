@@ -1,5 +1,7 @@
 // The few Graph API calls the connector makes (send, upload, mark read), with bearer auth, a time limit and error mapping.
 import { ProviderError } from '../../core/connector.js';
+import { CodedError } from '../../core/errors.js';
+import { mediaTooLarge } from '../../media/bytes-field.js';
 import { failureInfo, graphErrorOf, graphFailure, networkFailure, type GraphFailureInfo } from './graph-errors.js';
 import { versionSegment, type CloudApiSettings } from './settings.js';
 
@@ -64,6 +66,31 @@ export class GraphClient {
     });
   }
 
+  /**
+   * A received media's bytes: GET /{media-id} answers a short-lived URL, which is fetched with the same bearer token.
+   * Meta forgets media after 30 days: a media id it no longer knows is its refusal.
+   */
+  async downloadMedia(mediaId: string, token: string, maxBytes: number): Promise<Buffer> {
+    const answer = await this.call('media url', `${this.base}/${encodeURIComponent(mediaId)}`, token, { method: 'GET' });
+    const url = (answer as { url?: unknown }).url;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
+      throw new ProviderError('failed', ['Meta Graph API answered the media lookup without a download url']);
+    }
+    const size = (answer as { file_size?: unknown }).file_size;
+    if (typeof size === 'number' && size > maxBytes) throw mediaTooLarge(maxBytes);
+    let response: Response;
+    let bytes: Buffer;
+    try {
+      response = await this.fetchImpl(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(this.settings.timeoutMs) });
+      bytes = await bodyUpTo(response, maxBytes);
+    } catch (error) {
+      if (error instanceof CodedError) throw error;
+      throw networkFailure(error, this.settings.timeoutMs);
+    }
+    if (!response.ok) throw new ProviderError('refused', [`Meta's media download answered HTTP ${response.status} (the media may have expired)`]);
+    return bytes;
+  }
+
   private path(phoneNumberId: string): string {
     return `${this.base}/${encodeURIComponent(phoneNumberId)}`;
   }
@@ -96,4 +123,20 @@ export class GraphClient {
     }
     return body;
   }
+}
+
+/** A response's body, read no further than `maxBytes` (larger is the 400 of MEDIA_MAX_BYTES). */
+async function bodyUpTo(response: Response, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (!response.body) return Buffer.alloc(0);
+  for await (const chunk of response.body) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw mediaTooLarge(maxBytes);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
 }

@@ -17,9 +17,11 @@ export function cloudApiKind(deps: KindDeps): ConnectorKind {
     label: 'WhatsApp Business API',
     // Meta has real interactive lists; no polls, no statuses, no presence, no privacy settings.
     capabilities: {
-      messaging: { operations: ['text', 'media', 'list', 'sticker', 'location', 'contact', 'reaction'], lists: 'interactive' },
+      messaging: { operations: ['text', 'media', 'list', 'sticker', 'location', 'contact', 'reaction', 'buttons'], lists: 'interactive' },
       presence: false,
       privacy: false,
+      // Received media by Meta's media id; deleting, editing and blocking are not in the Cloud API.
+      mediaDownload: true,
     },
     alwaysOn: true,
     creationFields: (input) => {

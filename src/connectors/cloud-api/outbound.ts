@@ -1,5 +1,6 @@
 // Stored WhatsApp message content to Cloud API message objects: what can be sent as is, what needs an upload first.
 import { ProviderError } from '../../core/connector.js';
+import { interactiveButtons } from './interactive-buttons.js';
 import { interactiveList } from './interactive-list.js';
 
 type GraphMediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker';
@@ -72,6 +73,7 @@ export function planOutbound(content: Record<string, unknown>): OutboundPlan {
   const mediaType = mediaKinds[kind];
   if (mediaType) return mediaPlan(mediaType, part);
   if (kind === 'listMessage') return { kind: 'ready', type: 'interactive', body: interactiveList(part) };
+  if (kind === 'viewOnceMessage') return { kind: 'ready', type: 'interactive', body: interactiveButtons(part) };
   if (kind === 'locationMessage') {
     return {
       kind: 'ready',

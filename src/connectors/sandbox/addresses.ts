@@ -1,4 +1,5 @@
-// Phone numbers and user addresses on the sandbox network: parsing, validation and the address form.
+// Phone numbers and user addresses on the sandbox network: parsing, validation, the address form and the @lid form.
+import { createHash } from 'node:crypto';
 import { otherSpellings } from '../../messages/number-spellings.js';
 
 /** The server part of a user address, as WhatsApp writes it. */
@@ -46,4 +47,24 @@ function sameAccountForms(address: string): string[] {
   const at = address.indexOf('@');
   if (at === -1 || address.slice(at + 1) !== USER_SERVER) return [];
   return otherSpellings(address.slice(0, at)).map(userJid);
+}
+
+/** Whether `jid` is an @lid address (WhatsApp's privacy address of an account), device suffix allowed. */
+export function isLidAddress(jid: string): boolean {
+  return /^\d{1,20}(:\d+)?@lid$/.test(jid);
+}
+
+/** An @lid address without its device suffix. */
+export function lidWithoutDevice(jid: string): string {
+  return jid.replace(/:\d+(?=@lid$)/, '');
+}
+
+/**
+ * The @lid address of the sandbox account at `ownerJid`. WhatsApp gives every account a second address that does not
+ * show its number; the sandbox derives one from the number (15 digits, stable across restarts, never the number).
+ */
+export function sandboxLid(ownerJid: string): string {
+  const digest = createHash('sha256').update(`sandbox-lid:${ownerJid}`).digest();
+  const digits = (digest.readBigUInt64BE(0) % 900_000_000_000_000n) + 100_000_000_000_000n;
+  return `${digits}@lid`;
 }

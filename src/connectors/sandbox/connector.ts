@@ -4,11 +4,15 @@ import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
   type ChatsModule,
+  type BlockAction,
+  type BlockingModule,
   type Connector,
   type ConnectorHost,
   type ContactsModule,
   type NumberCheck,
   type OwnPresence,
+  type MediaModule,
+  type MessageKeyRef,
   type MessagingModule,
   type OutboundMessage,
   type PresenceModule,
@@ -20,9 +24,11 @@ import {
 } from '../../core/connector.js';
 import type { LinkCodes } from './codes.js';
 import type { UploadedMedia } from './media-store.js';
+import type { SandboxPictureStore } from './picture-store.js';
 import { checkPrivacy } from './privacy.js';
 import { QrFlow } from './qr-flow.js';
-import type { LinkedParty } from './router.js';
+import { newKeyId } from './ids.js';
+import type { LinkedParty, SentChange } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
 
 /** What a connector needs from the network it lives on. */
@@ -39,9 +45,17 @@ export interface NetworkSide {
   sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void>;
   setOwnPresence(sender: LinkedParty, presence: OwnPresence): Promise<void>;
   onWhatsApp(requests: { number: string; jid: string }[]): Promise<NumberCheck[]>;
+  alternateAddress(jid: string): string | null;
   uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia>;
   /** The profile of the sandbox account at `jid` as others see it, or null when no sandbox instance holds it. */
   profileOf(jid: string): Promise<ProfileInfo | null>;
+  /** Where profile pictures are kept and served. */
+  pictures: Pick<SandboxPictureStore, 'save' | 'remove'>;
+  /** Delivers a deletion or an edit of the sender's message to its recipient. */
+  change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void>;
+  updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void>;
+  /** The plain bytes of a media node of the sandbox network. */
+  downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
 
 const QR_LIMIT_REASON = 'QR code limit reached';
@@ -88,9 +102,12 @@ export class SandboxConnector implements Connector {
   }
 
   async logout(): Promise<void> {
+    const picture = readSession(await this.network.host.loadSession(this.instanceId))?.pictureFile;
     this.shutDown();
     this.network.detach(this);
     await this.network.host.saveSession(this.instanceId, null);
+    // The account is gone, and its picture with it.
+    if (picture) await this.network.pictures.remove(picture);
     await this.network.codes.removeAllOf(this.instanceId);
     this.logger.info('sandbox instance logged out');
     await this.network.host.loggedOut(this.instanceId);
@@ -132,6 +149,35 @@ export class SandboxConnector implements Connector {
 
     /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
     uploadMedia: (encrypted, kind): Promise<UploadedMedia> => this.network.uploadMedia(encrypted, kind),
+
+    revoke: async (target) => {
+      const keyId = newKeyId();
+      const timestampMs = Date.now();
+      await this.network.change(this.partyOrThrow(), target, { kind: 'revoke' });
+      this.lastActivity = timestampMs;
+      return { keyId, timestampMs };
+    },
+
+    edit: async (target, content) => {
+      const keyId = newKeyId();
+      const timestampMs = Date.now();
+      await this.network.change(this.partyOrThrow(), target, { kind: 'edit', content, timestampMs });
+      this.lastActivity = timestampMs;
+      return { keyId, timestampMs };
+    },
+  };
+
+  /** Blocks are kept by the network (in the store): a blocked account's messages stop at the server. */
+  readonly blocking: BlockingModule = {
+    updateBlockStatus: async (jid, action) => {
+      this.partyOrThrow();
+      await this.network.updateBlockStatus(this.instanceId, jid, action);
+    },
+  };
+
+  /** Media of the sandbox network is in its media store; no link needed to read it. */
+  readonly media: MediaModule = {
+    download: (node, mediaType, maxBytes) => this.network.downloadMedia(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {
@@ -154,6 +200,7 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
       return this.network.onWhatsApp(requests);
     },
+    alternateAddress: (jid) => this.network.alternateAddress(jid),
   };
 
   readonly privacy: PrivacyModule = {
@@ -163,13 +210,23 @@ export class SandboxConnector implements Connector {
 
   /**
    * The own profile lives in the session (stored, so it survives restarts); later messages carry the new name as
-   * their pushName. The sandbox has no profile pictures: their URL is always null.
+   * their pushName. A picture is a file of the sandbox picture store, served at a URL everyone sees. Sandbox accounts
+   * are never business accounts.
    */
   readonly profile: ProfileModule = {
-    pictureUrl: async () => null,
+    pictureUrl: async (jid) => (await this.network.profileOf(jid))?.picture ?? null,
     fetch: (jid) => this.network.profileOf(jid),
     setName: (name) => this.changeProfile({ profileName: name }),
     setStatus: (text) => this.changeProfile({ profileStatus: text, statusSetAt: new Date().toISOString() }),
+    setPicture: async (jpeg) => {
+      const fileName = await this.network.pictures.save(jpeg);
+      await this.replacePicture(fileName).catch(async (error: unknown) => {
+        await this.network.pictures.remove(fileName);
+        throw error;
+      });
+    },
+    removePicture: () => this.replacePicture(undefined),
+    businessProfile: async () => null,
   };
 
   /**
@@ -184,6 +241,12 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
     },
   };
+  /** Points the session at another picture file (or none), then removes the file it had. */
+  private async replacePicture(fileName: string | undefined): Promise<void> {
+    const previous = this.owner?.pictureFile;
+    await this.changeProfile({ pictureFile: fileName });
+    if (previous && previous !== fileName) await this.network.pictures.remove(previous);
+  }
 
   /** The linked account's session (its profile included), while open. */
   session(): SandboxSession | null {

@@ -2,7 +2,9 @@
 import { messageOperations, type ConnectorKind } from '../../core/connector-kind.js';
 import type { KindDeps } from '../kind-deps.js';
 import { plainCreationFields } from '../plain-creation.js';
+import { sandboxLid } from './addresses.js';
 import { removeCodesOf } from './codes.js';
+import { removeBlocksOf } from './blocks.js';
 import { SandboxNetwork } from './network.js';
 import { sandboxRoutes } from './routes.js';
 
@@ -21,13 +23,30 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
         const instance = instances.byOwnerJid(jid);
         return instance && instance.status === 'open' && instance.integration === name ? instance : undefined;
       },
+      byLid: (lid) =>
+        instances
+          .all()
+          .find(
+            (instance) => instance.integration === name && instance.status === 'open' && instance.ownerJid !== null && sandboxLid(instance.ownerJid) === lid,
+          ),
     },
   });
   deps.onRemove(removeCodesOf);
+  deps.onRemove(removeBlocksOf);
   return {
     name,
     label: 'Sandbox',
-    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true, chats: true },
+    capabilities: {
+      messaging: { operations: messageOperations, lists: 'poll' },
+      presence: true,
+      privacy: true,
+      contacts: true,
+      profile: true,
+      changes: ['revoke', 'edit'],
+      blocking: true,
+      mediaDownload: true,
+      chats: true,
+    },
     alwaysOn: false,
     creationFields: plainCreationFields,
     // SANDBOX_AUTO_LINK: linked at creation, to `number` or a generated one, for demos and tests.

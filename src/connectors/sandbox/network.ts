@@ -4,16 +4,21 @@ import type { Config } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
-import type { Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
+import type { BlockAction, Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
 import { accountForms, NUMBER_RULE, parseNumber, parseUserAddress, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
 import { newKeyId, newSandboxNumber } from './ids.js';
 import { shapeInjected, type InjectInput } from './inject.js';
+import { buttonResponse } from './press.js';
+import { findMessageByKey } from '../../messages/records.js';
 import { SandboxMediaStore, type UploadedMedia } from './media-store.js';
+import { SandboxPictureStore } from './picture-store.js';
 import { qrColour, renderQr } from '../qr-image.js';
 import { SandboxRouter, type InstanceLookup, type LinkedParty } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
+import { SandboxBlocks } from './blocks.js';
+import { downloadSandboxMedia } from './media-download.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -30,7 +35,7 @@ export interface LinkResult {
 }
 
 export interface InjectResult {
-  key: { remoteJid: string; fromMe: false; id: string };
+  key: { remoteJid: string; fromMe: boolean; id: string };
   pushName: string | null;
   message: Record<string, unknown>;
   messageType: string;
@@ -46,7 +51,9 @@ export class SandboxNetwork {
   private readonly live = new Map<string, SandboxConnector>();
   private readonly codes: LinkCodes;
   private readonly media: SandboxMediaStore;
+  private readonly pictures: SandboxPictureStore;
   private readonly router: SandboxRouter;
+  private readonly blocks: SandboxBlocks;
   private readonly side: NetworkSide;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
   private linking: Promise<unknown> = Promise.resolve();
@@ -55,7 +62,9 @@ export class SandboxNetwork {
     const { config, host, lookup, logger } = deps;
     this.codes = new LinkCodes(deps.db);
     this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
-    this.router = new SandboxRouter({ host, lookup, logger, linked: (id) => this.live.get(id)?.linked() ?? null });
+    this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
+    this.blocks = new SandboxBlocks(deps.db);
+    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, linked: (id) => this.live.get(id)?.linked() ?? null });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
     }
@@ -73,8 +82,13 @@ export class SandboxNetwork {
       sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
       setOwnPresence: (sender, presence) => this.router.setOwnPresence(sender, presence, this.linkedParties()),
       onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
+      alternateAddress: (jid) => this.router.alternateAddress(jid),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
       profileOf: (jid) => this.profileOf(jid),
+      pictures: this.pictures,
+      change: (sender, target, change) => this.router.change(sender, target, change),
+      updateBlockStatus: (blockerId, jid, action) => this.updateBlockStatus(blockerId, jid, action),
+      downloadMedia: (node, mediaType, maxBytes) => downloadSandboxMedia((fileName) => this.media.read(fileName), node, mediaType, maxBytes),
     };
   }
 
@@ -159,6 +173,25 @@ export class SandboxNetwork {
     };
   }
 
+  /**
+   * What a phone does when its user presses a reply button of a buttons message it received: the instance sends the
+   * sender an interactive response quoting it (reported as its own message, delivered to the sender when linked).
+   */
+  async press(instanceId: string, keyId: string, buttonId: string): Promise<InjectResult> {
+    const party = this.live.get(instanceId)?.linked();
+    const name = this.deps.lookup.byId(instanceId)?.name ?? instanceId;
+    if (!party) throw invalidInput(`instance ${name} is not linked; scan its QR code first`);
+    const found = await findMessageByKey(this.deps.db, instanceId, keyId);
+    if (!found || found.fromMe) throw invalidInput(`keyId ${keyId} is not a message instance ${name} received`);
+    const { messageType, content } = buttonResponse({ keyId, author: found.participant ?? found.remoteJid, content: found.content }, buttonId);
+    const id = newKeyId();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const message = { keyId: id, remoteJid: found.remoteJid, pushName: party.profileName, messageType, content, timestamp };
+    await this.deps.host.messageReceived(instanceId, { ...message, fromMe: true });
+    await this.router.send(party, { keyId: id, remoteJid: found.remoteJid, messageType, content });
+    return { key: { remoteJid: found.remoteJid, fromMe: true, id }, pushName: party.profileName, message: content, messageType, messageTimestamp: timestamp };
+  }
+
   /** Stores encrypted media on the sandbox "CDN"; `kind` is the media kind (image, video, …). */
   async uploadMedia(encrypted: Buffer, kind: string): Promise<UploadedMedia> {
     const uploaded = await this.media.upload(encrypted);
@@ -169,6 +202,19 @@ export class SandboxNetwork {
   /** The media file named `fileName` (`<id>.enc`), or null for an unknown or malformed name. */
   readMedia(fileName: string): Promise<Buffer | null> {
     return this.media.read(fileName);
+  }
+
+  /** A profile picture file (`<id>.jpg`), or null for an unknown or malformed name. */
+  readPicture(fileName: string): Promise<Buffer | null> {
+    return this.pictures.read(fileName);
+  }
+
+  /** Any valid phone address can be blocked (as on WhatsApp, whether or not a sandbox instance holds it). */
+  private async updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void> {
+    const address = parseUserAddress(jid);
+    if (address === null) throw invalidInput(`number ${jid} is not a phone address: ${NUMBER_RULE}`);
+    if (action === 'block') await this.blocks.block(blockerId, address);
+    else await this.blocks.unblock(blockerId, accountForms(address));
   }
 
   /** The profile of the account at `jid` (any spelling of it), from its live session or the stored one. */
@@ -188,7 +234,7 @@ export class SandboxNetwork {
     if (!session) return null;
     return {
       name: session.profileName,
-      picture: null,
+      picture: session.pictureFile ? this.pictures.urlOf(session.pictureFile) : null,
       status: { status: session.profileStatus ?? null, setAt: session.statusSetAt ?? null },
       isBusiness: false,
     };

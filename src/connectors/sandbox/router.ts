@@ -5,13 +5,15 @@ import {
   TransientConnectorError,
   type ConnectorHost,
   type InboundMessage,
+  type MessageKeyRef,
   type NumberCheck,
   type OutboundMessage,
   type OwnPresence,
   type Presence,
 } from '../../core/connector.js';
-import { accountForms, parseUserAddress, STATUS_BROADCAST } from './addresses.js';
+import { accountForms, isLidAddress, lidWithoutDevice, parseUserAddress, sandboxLid, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
+import type { SandboxBlocks } from './blocks.js';
 
 /** A sandbox instance that is live and linked: who it is on the network. */
 export interface LinkedParty {
@@ -25,6 +27,8 @@ export interface InstanceLookup {
   byId(id: string): Instance | undefined;
   /** A SANDBOX instance currently linked with that owner address. */
   byOwnerJid(jid: string): Instance | undefined;
+  /** A SANDBOX instance currently linked to the account whose @lid address this is. */
+  byLid(lid: string): Instance | undefined;
 }
 
 export interface RouterDeps {
@@ -32,8 +36,13 @@ export interface RouterDeps {
   lookup: InstanceLookup;
   /** The instance as a party when its connector is live and linked on this node, else null. */
   linked: (instanceId: string) => LinkedParty | null;
+  /** Who blocked whom: a blocked sender's messages stop at the server. */
+  blocks: SandboxBlocks;
   logger: Logger;
 }
+
+/** A change of a sent message as it travels: deleted for everyone, or its content replaced. */
+export type SentChange = { kind: 'revoke' } | { kind: 'edit'; content: Record<string, unknown>; timestampMs: number };
 
 interface Recipient {
   instance: Instance;
@@ -52,7 +61,7 @@ export class SandboxRouter {
   async send(sender: LinkedParty, message: OutboundMessage): Promise<void> {
     if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
     const { host } = this.deps;
-    const to = parseUserAddress(message.remoteJid);
+    const to = this.phoneAddress(message.remoteJid);
     if (to !== null && accountForms(to).includes(sender.ownerJid)) {
       // "Message yourself": the own account has it at once; nothing to deliver elsewhere.
       await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
@@ -67,6 +76,11 @@ export class SandboxRouter {
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
       return;
     }
+    if (await this.deps.blocks.blocked(target.instance.id, accountForms(sender.ownerJid))) {
+      // As WhatsApp: the server takes the message (SERVER_ACK) and never hands it to an account that blocked its sender.
+      this.debug(sender, { keyId: message.keyId }, 'sandbox message not delivered: the recipient blocked the sender');
+      return;
+    }
     // The recipient's copy and the receipts are reported at once, in this order (before anything awaits, so the
     // messages of one batch keep their order); the core records reports of a turn of the event loop together.
     const reports = [
@@ -78,12 +92,29 @@ export class SandboxRouter {
     this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
   }
 
+  /**
+   * The sender deleted or edited its message `target` (in a chat with a person): the recipient's copy changes, as the
+   * recipient sees it (the chat is the sender's, the message not its own). A recipient that is not running, or that
+   * blocked the sender, never sees the change.
+   */
+  async change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void> {
+    const to = this.phoneAddress(target.remoteJid);
+    if (to === null || accountForms(to).includes(sender.ownerJid)) return;
+    const recipient = this.recipient(to);
+    if (!recipient || (await this.deps.blocks.blocked(recipient.instance.id, accountForms(sender.ownerJid)))) return;
+    const key: MessageKeyRef = { remoteJid: sender.ownerJid, remoteJidAlt: sandboxLid(sender.ownerJid), fromMe: false, id: target.id };
+    await this.deps.host.messageChanged(
+      recipient.party.instanceId,
+      change.kind === 'revoke' ? { kind: 'revoke', key } : { kind: 'edit', key, content: change.content, timestampMs: change.timestampMs },
+    );
+  }
+
   /** The reader read `keys`; each sender that is a sandbox instance gets READ unless the reader hides reads. */
   async markRead(readerId: string, keys: { remoteJid: string; keyId: string }[]): Promise<void> {
     const reader = this.deps.lookup.byId(readerId);
     if (!sendsReadReceipts(reader)) return;
     for (const key of keys) {
-      const from = parseUserAddress(key.remoteJid);
+      const from = this.phoneAddress(key.remoteJid);
       // By any spelling of the sender's account (a Brazilian mobile with or without its ninth digit).
       const sender =
         from === null
@@ -97,7 +128,7 @@ export class SandboxRouter {
   }
 
   async sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void> {
-    const to = parseUserAddress(chatJid);
+    const to = this.phoneAddress(chatJid);
     const target = to === null || to === sender.ownerJid ? null : this.recipient(to);
     if (!target) return;
     await this.deps.host.presenceReceived(target.party.instanceId, sender.ownerJid, sender.ownerJid, presence);
@@ -111,14 +142,32 @@ export class SandboxRouter {
     }
   }
 
-  /** A number exists when a linked sandbox instance owns it (by any spelling of the account); sandbox accounts have no LID. */
+  /**
+   * A number (or @lid address) exists when a linked sandbox instance owns it (by any spelling of the account); the
+   * answer carries both of the account's addresses.
+   */
   onWhatsApp(requests: { number: string; jid: string }[]): NumberCheck[] {
     return requests.map(({ number, jid }) => {
-      const address = parseUserAddress(jid);
+      const address = this.phoneAddress(jid);
       const owner = address === null ? undefined : this.accountOf(address);
       if (!owner?.ownerJid) return { exists: false, jid, number };
-      return { exists: true, jid: owner.ownerJid, number, ...(owner.profileName ? { name: owner.profileName } : {}) };
+      const name = owner.profileName ? { name: owner.profileName } : {};
+      return { exists: true, jid: owner.ownerJid, number, ...name, lid: sandboxLid(owner.ownerJid) };
     });
+  }
+
+  /** The other address of a sandbox account (its @lid one for its phone one, and the reverse); null for no account. */
+  alternateAddress(jid: string): string | null {
+    if (isLidAddress(jid)) return this.deps.lookup.byLid(lidWithoutDevice(jid))?.ownerJid ?? null;
+    const address = parseUserAddress(jid);
+    const owner = address === null ? undefined : this.accountOf(address);
+    return owner?.ownerJid ? sandboxLid(owner.ownerJid) : null;
+  }
+
+  /** The phone address a message to `jid` goes to: its own for a number or phone address, the account's for an @lid one. */
+  private phoneAddress(jid: string): string | null {
+    if (isLidAddress(jid)) return this.deps.lookup.byLid(lidWithoutDevice(jid))?.ownerJid ?? null;
+    return parseUserAddress(jid);
   }
 
   /** A status post: delivered to every linked instance in the audience, as WhatsApp shows statuses. */
@@ -177,11 +226,13 @@ export class SandboxRouter {
   private inbound(sender: LinkedParty, message: OutboundMessage, remoteJid: string, participant: string | null, recipientJid?: string): InboundMessage {
     const content = structuredClone(message.content);
     if (recipientJid) reactionFromRecipientView(content, remoteJid, recipientJid);
+    // Both addresses of the sender, as WhatsApp Web delivers them (the phone one first, the @lid one beside it).
     return {
       keyId: message.keyId,
       remoteJid,
+      ...(remoteJid !== STATUS_BROADCAST ? { remoteJidAlt: sandboxLid(remoteJid) } : {}),
       fromMe: false,
-      ...(participant !== null ? { participant } : {}),
+      ...(participant !== null ? { participant, participantAlt: sandboxLid(participant) } : {}),
       pushName: sender.profileName,
       messageType: message.messageType,
       content,
@@ -207,6 +258,12 @@ function reactionFromRecipientView(content: Record<string, unknown>, chatJid: st
   if (typeof key !== 'object' || key === null) return;
   const author = typeof key.participant === 'string' ? key.participant : key.remoteJid;
   const address = typeof author === 'string' ? (parseUserAddress(author) ?? author) : '';
+  // A reaction to the recipient's own message may name it by its @lid address.
+  if (typeof author === 'string' && isLidAddress(author) && lidWithoutDevice(author) === sandboxLid(recipientJid)) {
+    key.fromMe = key.fromMe !== true;
+    key.remoteJid = chatJid;
+    return;
+  }
   key.fromMe = key.fromMe === true ? false : accountForms(address).includes(recipientJid);
   key.remoteJid = chatJid;
 }

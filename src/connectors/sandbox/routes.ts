@@ -1,4 +1,4 @@
-// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, its media store.
+// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, pressing buttons, its media store and profile pictures.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../../platform/http/auth.js';
@@ -59,6 +59,42 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
       if (instance.integration !== integration) throw invalidInput(`instance "${instance.name}" is not a ${integration} instance`);
       const injected = await sandbox.inject(instance.id, request.body as InjectInput);
       return reply.status(201).send(injected);
+    },
+  );
+
+  app.post(
+    '/sandbox/press/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Press a reply button of a buttons message the instance received (sends the answer to its sender)',
+        params: InstanceParams,
+        body: Type.Object({
+          keyId: Type.String({ minLength: 1, description: 'The key id of the received buttons message' }),
+          buttonId: Type.String({ minLength: 1, description: 'The id of the reply button pressed' }),
+        }),
+        response: createdAnswer('{key: {remoteJid, fromMe: true, id}, pushName, message: {interactiveResponseMessage}, messageType, messageTimestamp}'),
+      },
+    },
+    async (request, reply) => {
+      const instance = pathInstance(request);
+      if (instance.integration !== integration) throw invalidInput(`instance "${instance.name}" is not a ${integration} instance`);
+      const pressed = await sandbox.press(instance.id, request.body.keyId, request.body.buttonId);
+      return reply.status(201).send(pressed);
+    },
+  );
+
+  app.get(
+    '/sandbox/pictures/:file',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['sandbox'], summary: 'A profile picture of a sandbox account (JPEG)', params: Type.Object({ file: Type.String() }) },
+    },
+    async (request, reply) => {
+      const bytes = await sandbox.readPicture(request.params.file);
+      if (!bytes) throw notFound(`picture ${request.params.file} does not exist`);
+      return reply.type('image/jpeg').send(bytes);
     },
   );
 

@@ -1,4 +1,4 @@
-// The session a linked sandbox instance keeps in the store: its owner address and profile name.
+// The session a linked sandbox instance keeps in the store: its owner address and profile (name, about, picture).
 import { parseUserAddress } from './addresses.js';
 
 export interface SandboxSession {
@@ -7,12 +7,14 @@ export interface SandboxSession {
   /** The "about" text and when it was set (ISO date); absent until set through updateProfileStatus. */
   profileStatus?: string;
   statusSetAt?: string;
+  /** The profile picture's file in the sandbox picture store; absent when the account has none. */
+  pictureFile?: string;
 }
 
 /** The stored session when it has the sandbox shape, else null (treated as not linked). */
 export function readSession(data: Record<string, unknown> | null): SandboxSession | null {
   if (!data) return null;
-  const { ownerJid, profileName, profileStatus, statusSetAt } = data;
+  const { ownerJid, profileName, profileStatus, statusSetAt, pictureFile } = data;
   if (typeof ownerJid !== 'string' || parseUserAddress(ownerJid) !== ownerJid) return null;
   if (typeof profileName !== 'string') return null;
   return {
@@ -20,6 +22,7 @@ export function readSession(data: Record<string, unknown> | null): SandboxSessio
     profileName,
     ...(typeof profileStatus === 'string' ? { profileStatus } : {}),
     ...(typeof statusSetAt === 'string' ? { statusSetAt } : {}),
+    ...(typeof pictureFile === 'string' ? { pictureFile } : {}),
   };
 }
 

@@ -2,9 +2,11 @@
 import type { ConnectionState as WaConnectionState, UserFacingSocketConfig } from 'baileys';
 import {
   TransientConnectorError,
+  type BlockingModule,
   type Connector,
   type ConnectorHost,
   type ContactsModule,
+  type MediaModule,
   type MessagingModule,
   type PresenceModule,
   type PrivacyModule,
@@ -24,6 +26,7 @@ import { AddressBook, ownerJidOf } from './jids.js';
 import { mediaKinds, uploadEncrypted } from './media.js';
 import type { WhatsAppWebConfig } from './options.js';
 import { relayOutbound } from './outbound.js';
+import { downloadMedia, editMessage, revokeMessage, updateBlockStatus } from './message-actions.js';
 import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
 import { chatsModule } from './chats.js';
@@ -180,6 +183,18 @@ export class WhatsAppWebConnector implements Connector {
         return { url: '', directPath: '' };
       }
     },
+
+    revoke: (target) => revokeMessage(this.liveSocket(), target),
+    edit: (target, content) => editMessage(this.liveSocket(), target, content),
+  };
+
+  readonly blocking: BlockingModule = {
+    updateBlockStatus: (jid, action) => updateBlockStatus(this.liveSocket(), this.addresses, jid, action),
+  };
+
+  /** Downloads from WhatsApp's media host need no live connection (media re-upload requests are not made). */
+  readonly media: MediaModule = {
+    download: (node, mediaType, maxBytes) => downloadMedia(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {
@@ -195,7 +210,8 @@ export class WhatsAppWebConnector implements Connector {
   };
 
   readonly contacts: ContactsModule = {
-    onWhatsApp: async (requests) => checkNumbers(this.liveSocket(), (lid) => this.addresses.phoneOf(lid), requests),
+    onWhatsApp: async (requests) => checkNumbers(this.liveSocket(), this.addresses, requests),
+    alternateAddress: (jid) => this.addresses.alternateOf(jid),
   };
 
   readonly privacy: PrivacyModule = {

@@ -2,8 +2,10 @@
 import {
   TransientConnectorError,
   type ChatsModule,
+  type BlockingModule,
   type Connector,
   type ContactsModule,
+  type MediaModule,
   type MessagingModule,
   type PresenceModule,
   type PrivacyModule,
@@ -19,6 +21,8 @@ export type WebConnector = Connector & {
   contacts: ContactsModule;
   profile: ProfileModule;
   chats: ChatsModule;
+  blocking: BlockingModule;
+  media: MediaModule;
 };
 
 export class DeferredConnector implements Connector {
@@ -74,6 +78,25 @@ export class DeferredConnector implements Connector {
     markRead: (keys) => this.live().messaging.markRead(keys),
     uploadMedia: async (encrypted, kind) =>
       this.inner?.messaging.uploadMedia ? this.inner.messaging.uploadMedia(encrypted, kind) : { url: '', directPath: '' },
+    revoke: async (target) => {
+      const revoke = this.live().messaging.revoke;
+      if (!revoke) throw new TransientConnectorError('the WhatsApp connection cannot delete messages');
+      return revoke(target);
+    },
+    edit: async (target, content) => {
+      const edit = this.live().messaging.edit;
+      if (!edit) throw new TransientConnectorError('the WhatsApp connection cannot edit messages');
+      return edit(target, content);
+    },
+  };
+
+  readonly blocking: BlockingModule = {
+    updateBlockStatus: (jid, action) => this.live().blocking.updateBlockStatus(jid, action),
+  };
+
+  /** Media downloads need no connection: loaded on first use. */
+  readonly media: MediaModule = {
+    download: async (node, mediaType, maxBytes) => (await this.loaded()).media.download(node, mediaType, maxBytes),
   };
 
   readonly presence: PresenceModule = {
@@ -83,6 +106,7 @@ export class DeferredConnector implements Connector {
 
   readonly contacts: ContactsModule = {
     onWhatsApp: (requests) => this.live().contacts.onWhatsApp(requests),
+    alternateAddress: (jid) => this.inner?.contacts.alternateAddress?.(jid) ?? null,
   };
 
   readonly privacy: PrivacyModule = {
@@ -99,6 +123,9 @@ export class DeferredConnector implements Connector {
     fetch: (jid) => this.live().profile.fetch(jid),
     setName: (name) => this.live().profile.setName(name),
     setStatus: (text) => this.live().profile.setStatus(text),
+    setPicture: (jpeg) => this.live().profile.setPicture(jpeg),
+    removePicture: () => this.live().profile.removePicture(),
+    businessProfile: (jid) => this.live().profile.businessProfile(jid),
   };
 
   readonly chats: ChatsModule = {

@@ -34,12 +34,22 @@ export interface ResolvedAddress {
  */
 export class AddressBook {
   private readonly phoneOfLid = new BoundedMap<string, string>(20_000);
+  private readonly lidOfPhone = new BoundedMap<string, string>(20_000);
 
   constructor(private readonly lookup: (lid: string) => Promise<string | null>) {}
 
   remember(lid: string | null | undefined, phone: string | null | undefined): void {
     if (!isLid(lid) || !isPhoneJid(phone)) return;
     this.phoneOfLid.set(withoutDevice(lid), withoutDevice(phone));
+    this.lidOfPhone.set(withoutDevice(phone), withoutDevice(lid));
+  }
+
+  /** The other address of a person as far as already known (no lookup): phone for @lid, @lid for phone; else null. */
+  alternateOf(jid: string): string | null {
+    const key = withoutDevice(jid);
+    if (isLid(key)) return this.phoneOfLid.get(key) ?? null;
+    if (isPhoneJid(key)) return this.lidOfPhone.get(key) ?? null;
+    return null;
   }
 
   async phoneOf(lid: string): Promise<string | null> {
@@ -72,6 +82,7 @@ export class AddressBook {
       this.remember(hint, jid);
       return { jid, alt: hint };
     }
-    return { jid };
+    const lid = isPhoneJid(jid) ? this.lidOfPhone.get(withoutDevice(jid)) : undefined;
+    return lid ? { jid, alt: lid } : { jid };
   }
 }

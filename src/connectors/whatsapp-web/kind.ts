@@ -9,7 +9,17 @@ export function whatsAppWebKind(deps: KindDeps): ConnectorKind {
     name: 'WHATSAPP-BAILEYS',
     label: 'WhatsApp Baileys',
     // Lists go out as single-choice polls: phones on WhatsApp Web links show those reliably.
-    capabilities: { messaging: { operations: messageOperations, lists: 'poll' }, presence: true, privacy: true, contacts: true, profile: true, chats: true },
+    capabilities: {
+      messaging: { operations: messageOperations, lists: 'poll' },
+      presence: true,
+      privacy: true,
+      contacts: true,
+      profile: true,
+      changes: ['revoke', 'edit'],
+      blocking: true,
+      mediaDownload: true,
+      chats: true,
+    },
     alwaysOn: false,
     // The number is for a pairing code: the same rule as connect's, checked before anything is stored.
     creationFields: (input) => ({

@@ -1,4 +1,5 @@
 // Sending a stored message through Baileys with our key id: media uploaded if still pending, mentions, statuses.
+import type { MediaType } from 'baileys';
 import { TransientConnectorError, type OutboundMessage } from '../../core/connector.js';
 import { jsonToContent } from './content.js';
 import { isConnectionFailure } from './disconnect.js';
@@ -14,17 +15,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The media node of the content (`content.imageMessage`, …) when the message carries media. */
-function mediaNode(content: Record<string, unknown>, messageType: string): Record<string, unknown> | undefined {
+/** The interactive message inside a view-once wrapper (sendButtons), if that is what the content is. */
+function interactiveOf(content: Record<string, unknown>): Record<string, unknown> | undefined {
+  const wrapper = content.viewOnceMessage;
+  const inner = isRecord(wrapper) && isRecord(wrapper.message) ? wrapper.message.interactiveMessage : undefined;
+  return isRecord(inner) ? inner : undefined;
+}
+
+/** The media node of the content (`content.imageMessage`, …, or a buttons message's header image) and its kind. */
+function mediaNode(content: Record<string, unknown>, messageType: string): { node: Record<string, unknown>; kind: MediaType } | undefined {
+  const header = interactiveOf(content)?.header;
+  if (isRecord(header) && isRecord(header.imageMessage)) return { node: header.imageMessage, kind: 'image' };
   const node = mediaKinds[messageType] ? content[messageType] : undefined;
-  return isRecord(node) ? node : undefined;
+  return isRecord(node) ? { node, kind: mediaKinds[messageType] } : undefined;
 }
 
 /** Uploads the media of a message accepted before it could be uploaded (its url is empty), filling url and directPath. */
 async function uploadPending(socket: WaSocket, message: OutboundMessage, content: Record<string, unknown>, deps: OutboundDeps): Promise<void> {
-  const node = mediaNode(content, message.messageType);
-  if (!node || (typeof node.url === 'string' && node.url !== '')) return;
-  const kind = mediaKinds[message.messageType];
+  const media = mediaNode(content, message.messageType);
+  if (!media || (typeof media.node.url === 'string' && media.node.url !== '')) return;
+  const { node, kind } = media;
   if (!message.mediaBlobId) throw new MediaUnavailableError('the media was never uploaded and no copy of it was kept');
   const kept = await deps.loadMedia(message.mediaBlobId);
   if (!kept) throw new MediaUnavailableError('the media was never uploaded and its kept copy is gone');
@@ -49,7 +59,7 @@ async function mentionEveryone(socket: WaSocket, message: OutboundMessage, conte
     delete content.conversation;
   }
   const key = Object.keys(content).find((k) => k !== 'messageContextInfo' && isRecord(content[k]));
-  const node = key ? content[key] : undefined;
+  const node = interactiveOf(content) ?? (key ? content[key] : undefined);
   if (!isRecord(node)) return;
   const contextInfo = isRecord(node.contextInfo) ? node.contextInfo : {};
   contextInfo.mentionedJid = everyone;

@@ -7,6 +7,7 @@ import type {
   MessageRelayOptions,
   proto,
   UserFacingSocketConfig,
+  WAMediaUpload,
   WAMediaUploadFunction,
   WAMessageKey,
   WAPresence,
@@ -42,6 +43,9 @@ export interface WaSocket {
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
   chatModify(mod: ChatModification, jid: string): Promise<void>;
+  updateProfilePicture(jid: string, content: WAMediaUpload): Promise<void>;
+  removeProfilePicture(jid: string): Promise<void>;
+  updateBlockStatus(jid: string, action: 'block' | 'unblock'): Promise<void>;
   waUploadToServer: WAMediaUploadFunction;
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;

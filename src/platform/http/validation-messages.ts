@@ -53,6 +53,8 @@ export function describeValidationError(error: SchemaError, context: string): st
       return `${field} must not contain duplicates`;
     case 'pattern':
       return `${field} has an invalid format`;
+    case 'additionalProperties':
+      return `${field} has no field "${String(p.additionalProperty)}"`;
     case 'anyOf':
     case 'oneOf':
       return `${field} has an invalid shape`;

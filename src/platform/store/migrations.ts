@@ -305,6 +305,36 @@ const history: Migration = {
   },
 };
 
+/** An instance's own pacing of its sends, field by field; null: the service's default (PACING_* variables). */
+const pacing: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const column of ['pacing_enabled', 'pacing_max_per_minute', 'pacing_min_gap_ms', 'pacing_max_gap_ms', 'pacing_new_chat_delay_ms']) {
+      await db.schema.alterTable('instances').addColumn(column, 'integer').execute();
+    }
+  },
+};
+
+/** Both addresses of a chat and of a group sender: the phone one and the @lid one (WhatsApp's privacy addresses). */
+const alternateAddresses: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('messages').addColumn('remote_jid_alt', 'text').execute();
+    await db.schema.alterTable('messages').addColumn('participant_alt', 'text').execute();
+  },
+};
+
+/** The sandbox's blocked accounts: who each sandbox instance blocked (their messages no longer reach it). */
+const sandboxBlocks: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('sandbox_blocks')
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('jid', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sandbox_blocks_pk', ['instance_id', 'jid'])
+      .execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -318,6 +348,9 @@ class ListProvider implements MigrationProvider {
       '0007_room_for_status_updates': roomForStatusUpdates(this.dialect),
       '0008_outbox_broker_wants': outboxBrokerWants,
       '0009_history': history,
+      '0010_pacing': pacing,
+      '0011_sandbox_blocks': sandboxBlocks,
+      '0014_alternate_addresses': alternateAddresses,
     };
   }
 }

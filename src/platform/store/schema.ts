@@ -27,6 +27,12 @@ export interface InstancesTable {
   disconnected_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The instance's own pacing (null: the default); booleans as 0 or 1. */
+  pacing_enabled: number | null;
+  pacing_max_per_minute: number | null;
+  pacing_min_gap_ms: number | null;
+  pacing_max_gap_ms: number | null;
+  pacing_new_chat_delay_ms: number | null;
 }
 
 interface EventSinksTable {
@@ -43,8 +49,12 @@ export interface MessagesTable {
   instance_id: string;
   key_id: string;
   remote_jid: string;
+  /** The chat's other address (@lid or phone) when known; null before migration 0014. */
+  remote_jid_alt: string | null;
   from_me: number;
   participant: string | null;
+  /** The group sender's other address (@lid or phone) when known. */
+  participant_alt: string | null;
   push_name: string | null;
   message_type: string;
   content: string;
@@ -143,6 +153,13 @@ interface MediaBlobsTable {
   created_at: number;
 }
 
+interface SandboxBlocksTable {
+  instance_id: string;
+  /** The blocked account's address. */
+  jid: string;
+  created_at: number;
+}
+
 interface BrokerCursorsTable {
   sink: string;
   last_seq: number;
@@ -193,4 +210,5 @@ export interface Database {
   broker_cursors: BrokerCursorsTable;
   chats: ChatsTable;
   contacts: ContactsTable;
+  sandbox_blocks: SandboxBlocksTable;
 }

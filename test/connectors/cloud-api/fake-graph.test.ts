@@ -18,6 +18,7 @@ import { cloudApiWebhookRoutes } from '../../../src/connectors/cloud-api/webhook
 import type { Instance } from '../../../src/core/instance.js';
 import type { Services } from '../../../src/services.js';
 import { statusOf } from '../../../src/platform/http/error-envelope.js';
+import { buttonsContent } from '../../../src/messages/buttons.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies and answers are inspected field by field
 type Json = any;
@@ -42,6 +43,8 @@ interface Canned {
   status: number;
   body: unknown;
   delayMs?: number;
+  /** Bytes answered as they are instead of the JSON body (a media download). */
+  raw?: Buffer;
 }
 
 const graphError = (status: number, code: number, message: string, details?: string, subcode?: number): Canned => ({
@@ -85,10 +88,11 @@ class FakeGraph {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        void this.handle(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks)).then(async ({ status, body, delayMs }) => {
+        void this.handle(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks)).then(async ({ status, body, delayMs, raw }) => {
           if (delayMs) await sleep(delayMs);
           if (res.destroyed) return;
-          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+          if (raw) res.writeHead(status, { 'content-type': 'application/octet-stream' }).end(raw);
+          else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         });
       });
     });
@@ -118,6 +122,7 @@ class FakeGraph {
     const path = url.split('?')[0];
     const call: GraphCall = { method, path, headers };
     this.calls.push(call);
+    if (method === 'GET') return this.mediaGet(path, headers);
     const match = /^\/(v\d+\.\d+)\/([^/]+)\/(messages|media)$/.exec(path);
     if (!match || method !== 'POST') {
       this.problems.push(`unexpected ${method} ${path}`);
@@ -139,6 +144,24 @@ class FakeGraph {
     }
     if (edge === 'media') return this.media(call, headers, raw);
     return this.message(call, headers, raw);
+  }
+
+  /** GET /{version}/{media-id}: the media's URL (here, on this fake); GET /media-file/{id}: its bytes. Both need the token. */
+  private mediaGet(path: string, headers: IncomingHttpHeaders): Canned {
+    if (headers.authorization !== `Bearer ${this.token}`) return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
+    const lookup = /^\/(v\d+\.\d+)\/(\d+)$/.exec(path);
+    const file = /^\/media-file\/(\d+)$/.exec(path);
+    const id = lookup?.[2] ?? file?.[1];
+    const media = id === undefined ? undefined : this.uploads.get(id);
+    if (!media) {
+      if (!lookup && !file) this.problems.push(`unexpected GET ${path}`);
+      return file ? { status: 404, body: null } : graphError(400, 100, `Unsupported get request. Object with ID '${id}' does not exist`, undefined, 33);
+    }
+    if (file) return { status: 200, body: null, raw: media.bytes };
+    return {
+      status: 200,
+      body: { messaging_product: 'whatsapp', url: `${this.url}/media-file/${id}`, mime_type: media.type, file_size: media.bytes.length, id },
+    };
   }
 
   private takeCanned(path: string): Canned | undefined {
@@ -243,7 +266,8 @@ class FakeGraph {
         return null;
       }
       case 'interactive': {
-        if (part.type !== 'list') return 'only list interactive messages are expected here';
+        if (part.type === 'button') return this.replyButtonsProblem(part);
+        if (part.type !== 'list') return 'only list and button interactive messages are expected here';
         if (typeof part.body?.text !== 'string' || part.body.text === '' || part.body.text.length > 4096) return 'interactive.body.text is required';
         if (part.header !== undefined && (part.header.type !== 'text' || typeof part.header.text !== 'string' || part.header.text.length > 60))
           return 'a list header must be text up to 60 characters';
@@ -280,6 +304,22 @@ class FakeGraph {
       default:
         return `Unsupported message type ${type}`;
     }
+  }
+
+  /** Meta's rules for interactive reply buttons: a body up to 1024, a footer up to 60, 1-3 unique buttons. */
+  private replyButtonsProblem(part: Json): string | null {
+    if (typeof part.body?.text !== 'string' || part.body.text === '' || part.body.text.length > 1024) return 'interactive.body.text is required (up to 1024)';
+    if (part.footer !== undefined && (typeof part.footer.text !== 'string' || part.footer.text.length > 60)) return 'footer.text up to 60 characters';
+    const buttons = part.action?.buttons;
+    if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3) return 'action.buttons must have 1-3 buttons';
+    for (const button of buttons) {
+      if (button.type !== 'reply') return 'buttons must be of type reply';
+      if (typeof button.reply?.id !== 'string' || button.reply.id === '' || button.reply.id.length > 256) return 'reply.id is required (up to 256)';
+      if (typeof button.reply?.title !== 'string' || button.reply.title === '' || button.reply.title.length > 20) return 'reply.title is required (up to 20)';
+    }
+    if (new Set(buttons.map((b: Json) => b.reply.id)).size !== buttons.length) return 'button ids must be unique';
+    if (new Set(buttons.map((b: Json) => b.reply.title)).size !== buttons.length) return 'button titles must be unique';
+    return null;
   }
 
   // ---- webhooks, as Meta sends them ----
@@ -670,6 +710,68 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       expect(graph.calls.length).toBe(before);
     });
 
+    it('sends a buttons message as interactive reply buttons (every type becomes reply), refusing what Meta would', async () => {
+      const instance = await createMeta(phoneA);
+      const connector = await connectorFor(instance);
+      const built = buttonsContent(
+        {
+          title: 'Pay',
+          description: 'Your order',
+          footer: 'Shop',
+          buttons: [
+            { type: 'copy', displayText: 'Copy code', copyCode: 'ABC-123' },
+            { type: 'url', displayText: 'Open', url: 'https://shop.example' },
+            { type: 'call', displayText: 'Call', phoneNumber: '+4915100000000' },
+          ],
+        },
+        {},
+      );
+      await connector.messaging.send(outbound(built.content));
+      expect(graph.messageCalls().at(-1)!.json).toEqual({
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: customer,
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: '*Pay*\n\nYour order' },
+          footer: { text: 'Shop' },
+          action: {
+            buttons: [
+              { type: 'reply', reply: { id: 'ABC-123', title: 'Copy code' } },
+              { type: 'reply', reply: { id: 'https://shop.example', title: 'Open' } },
+              { type: 'reply', reply: { id: '+4915100000000', title: 'Call' } },
+            ],
+          },
+        },
+      });
+
+      const before = graph.calls.length;
+      const refusal = (content: Record<string, unknown>) =>
+        Promise.resolve()
+          .then(() => connector.messaging.check!({ remoteJid: `${customer}@s.whatsapp.net`, content }))
+          .catch((e: unknown) => e as ProviderError);
+      const url = (text: string) => ({ type: 'url' as const, displayText: text, url: 'https://same.example' });
+      const repeated = await refusal(buttonsContent({ title: 'T', buttons: [url('Same'), url('Same')] }, {}).content);
+      expect(statusOf(repeated as ProviderError)).toBe(400);
+      expect((repeated as ProviderError).messages).toEqual(['Button texts cannot be repeated', 'Button IDs cannot be repeated.']);
+      const four = await refusal(buttonsContent({ title: 'T', buttons: ['a', 'b', 'c', 'd'].map(url) }, {}).content);
+      expect((four as ProviderError).messages).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^buttons must have at most 3 buttons on WHATSAPP-BUSINESS/)]),
+      );
+      const long = await refusal(
+        buttonsContent({ title: 'T', buttons: [{ type: 'reply', displayText: 'A text far too long for Meta', id: 'x' }] }, {}).content,
+      );
+      expect((long as ProviderError).messages).toEqual([expect.stringMatching(/^buttons\[0\]\.displayText must be at most 20 characters/)]);
+      const pix = await refusal(
+        buttonsContent({ buttons: [{ type: 'pix', currency: 'BRL', name: 'Loja', keyType: 'email', key: 'a@b.example' }] }, {}).content,
+      );
+      expect((pix as ProviderError).messages).toEqual([
+        'Method not available on WhatsApp Business API (integration WHATSAPP-BUSINESS cannot send PIX buttons)',
+      ]);
+      expect(graph.calls.length).toBe(before);
+    });
+
     it('reacts to a sent message by its wamid, and marks received messages read', async () => {
       const instance = await createMeta(phoneA);
       const connector = await connectorFor(instance);
@@ -957,6 +1059,44 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       }
     });
 
+    it('getBase64FromMediaMessage downloads received media by its Meta media id (Graph lookup, then the URL with the token)', async () => {
+      const instance = await createMeta(phoneB);
+      await connectorFor(instance);
+      const jpeg = Buffer.concat([Buffer.from('ffd8ffe0', 'hex'), randomBytes(100)]);
+      const mediaId = '1479537139650974';
+      graph.uploads.set(mediaId, { bytes: jpeg, type: 'image/jpeg' });
+      const payload = inboundPayload(phoneB, { type: 'image', image: { caption: 'the receipt', mime_type: 'image/jpeg', sha256: 'x', id: mediaId } });
+      expect((await graph.play(callbackUrl, payload)).status).toBe(200);
+      const wamid = payload.wamidForTest as string;
+      const res = await t.api('POST', `chat/getBase64FromMediaMessage/${instance.name}`, { body: { message: { key: { id: wamid } } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({
+        mediaType: 'imageMessage',
+        caption: 'the receipt',
+        mimetype: 'image/jpeg',
+        size: { fileLength: jpeg.length },
+        buffer: null,
+      });
+      expect(Buffer.from(res.body.base64, 'base64').equals(jpeg)).toBe(true);
+      const gets = graph.calls.filter((c) => c.method === 'GET');
+      expect(gets.map((c) => c.path)).toEqual([`/${version}/${mediaId}`, `/media-file/${mediaId}`]);
+      expect(gets.every((c) => c.headers.authorization === `Bearer ${metaToken}`)).toBe(true);
+
+      // Media Meta no longer has is its refusal (400); media without a media id cannot be downloaded.
+      graph.uploads.delete(mediaId);
+      const gone = await t.api('POST', `chat/getBase64FromMediaMessage/${instance.name}`, { body: { message: { key: { id: wamid } } } });
+      expect(gone.status, JSON.stringify(gone.body)).toBe(400);
+      const noId = await t.api('POST', `chat/getBase64FromMediaMessage/${instance.name}`, {
+        body: { message: { key: { id: 'X' }, message: { imageMessage: { mimetype: 'image/jpeg' } } } },
+      });
+      expect(noId.status).toBe(400);
+      expect(noId.body.response.message[0]).toMatch(/no Meta media id/);
+      // Deleting, editing and blocking are not in the Cloud API.
+      const blocked = await t.api('POST', `chat/updateBlockStatus/${instance.name}`, { body: { number: customer, status: 'block' } });
+      expect(blocked.status).toBe(400);
+      expect(blocked.body.response.message[0]).toMatch(/^Method not available on WhatsApp Business API/);
+    });
+
     /** The PENDING record the send route would have stored for `message` (tests that drive the connector directly). */
     async function storeSentRecord(instance: Instance, message: OutboundMessage) {
       await t.services.store.db
@@ -1133,6 +1273,52 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const queued = await t.api('POST', `message/sendText/${instance.name}`, { key: apikey, body: { number: customer, text: 'while logged out' } });
       expect(queued.status).toBe(201);
       expect(Date.now() - whileOut).toBeLessThan(2000);
+    });
+
+    it('through the API: sendButtons answers 201 with the record and reaches Graph as reply buttons; repeats are a 400, nothing stored', async (ctx) => {
+      if (!wired) ctx.skip();
+      const instance = await createMeta(phoneA);
+      await t.services.lifecycle.connect(instance);
+      const apikey = t.services.registry.apikeyOf(instance);
+      const ok = await t.api('POST', `message/sendButtons/${instance.name}`, {
+        key: apikey,
+        body: {
+          number: customer,
+          title: 'Table for two?',
+          buttons: [
+            { type: 'reply', displayText: 'Yes', id: 'book-yes' },
+            { type: 'reply', displayText: 'No', id: 'book-no' },
+          ],
+        },
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(ok.body.messageType).toBe('viewOnceMessage');
+      const call = graph.messageCalls().find((c) => c.json?.interactive?.body?.text === '*Table for two?*');
+      expect(call?.json.interactive).toEqual({
+        type: 'button',
+        body: { text: '*Table for two?*' },
+        action: {
+          buttons: [
+            { type: 'reply', reply: { id: 'book-yes', title: 'Yes' } },
+            { type: 'reply', reply: { id: 'book-no', title: 'No' } },
+          ],
+        },
+      });
+      const before = await messagesOf(instance);
+      const repeated = await t.api('POST', `message/sendButtons/${instance.name}`, {
+        key: apikey,
+        body: {
+          number: customer,
+          title: 'Again',
+          buttons: [
+            { type: 'url', displayText: 'Open', url: 'https://a.example' },
+            { type: 'url', displayText: 'Open', url: 'https://a.example' },
+          ],
+        },
+      });
+      expect(repeated.status).toBe(400);
+      expect(repeated.body.response.message).toEqual(['Button texts cannot be repeated', 'Button IDs cannot be repeated.']);
+      expect(await messagesOf(instance)).toHaveLength(before.length);
     });
 
     it('through the API: sendText reaches Graph; a Graph refusal answers the error envelope, never 201', async (ctx) => {

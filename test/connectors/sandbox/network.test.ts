@@ -9,6 +9,7 @@ import { CodedError } from '../../../src/core/errors.js';
 import { loadConfig } from '../../../src/platform/config.js';
 import { TransientConnectorError, type Connector, type ConnectorHost } from '../../../src/core/connector.js';
 import { SandboxNetwork } from '../../../src/connectors/sandbox/network.js';
+import { sandboxLid } from '../../../src/connectors/sandbox/addresses.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
 import { silentLogger } from '../../../src/platform/logger.js';
 import { openStore, type Store } from '../../../src/platform/store/db.js';
@@ -53,6 +54,7 @@ class StandInCore implements ConnectorHost {
   async presenceReceived() {}
   async eventOccurred() {}
   async messagesSynced() {}
+  async messageChanged() {}
   async providerToken() {
     return null;
   }
@@ -94,6 +96,8 @@ async function world(env: Record<string, string> = {}): Promise<World> {
   const lookup = {
     byId: (id: string) => instances.get(id),
     byOwnerJid: (jid: string) => [...instances.values()].find((i) => i.integration === 'SANDBOX' && i.status === 'open' && i.ownerJid === jid),
+    byLid: (lid: string) =>
+      [...instances.values()].find((i) => i.integration === 'SANDBOX' && i.status === 'open' && i.ownerJid !== null && sandboxLid(i.ownerJid) === lid),
   };
   const network = new SandboxNetwork({ db: store.db, config, host, lookup, logger: silentLogger() });
   const connectors: Connector[] = [];

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proto, type BaileysEventMap, type UserFacingSocketConfig, type WAMediaUploadFunction, type WAMessageKey } from 'baileys';
 import { loadConfig } from '../../../src/platform/config.js';
@@ -16,6 +17,7 @@ import { defaultSettings, type Instance, type PrivacySettings, type Settings } f
 import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
+import { buttonsContent, imageHeader } from '../../../src/messages/buttons.js';
 import { encryptMedia } from '../../../src/media/crypto.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaSocket } from '../../../src/connectors/whatsapp-web/index.js';
 import { encryptWithKey } from '../../../src/media/crypto.js';
@@ -87,9 +89,11 @@ class FakeSocket implements WaSocket {
   }
   /** Accounts WhatsApp knows, by their own spelling (a Brazilian mobile without its ninth digit). */
   readonly accounts = ['551188887777@s.whatsapp.net', '5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net'];
+  /** The @lid addresses WhatsApp answers beside accounts' phone ones (Baileys 7's `lid` field), by phone address. */
+  readonly accountLids = new Map<string, string>();
   async onWhatsApp(...phoneNumber: string[]) {
     this.record('onWhatsApp', ...phoneNumber);
-    return this.accounts.map((jid) => ({ jid, exists: true }));
+    return this.accounts.map((jid) => ({ jid, exists: true, ...(this.accountLids.has(jid) ? { lid: this.accountLids.get(jid) } : {}) }));
   }
   async updateReadReceiptsPrivacy(value: string) {
     this.record('updateReadReceiptsPrivacy', value);
@@ -122,7 +126,15 @@ class FakeSocket implements WaSocket {
     return jids.map((id) => ({ id, status: { status: 'Busy', setAt: new Date(1_700_000_000_000) } }));
   }
   async getBusinessProfile(jid: string) {
-    return jid.startsWith('5511911110002') ? { wid: jid, description: 'Shop' } : undefined;
+    if (!jid.startsWith('5511911110002')) return undefined;
+    return {
+      wid: jid,
+      description: 'Shop',
+      website: ['https://shop.example'],
+      email: 'shop@example.com',
+      category: 'Retail',
+      business_hours: { timezone: 'America/Sao_Paulo', business_config: [{ day_of_week: 'mon', mode: 'open_24h' }] },
+    };
   }
   async updateProfileName(name: string) {
     this.record('updateProfileName', name);
@@ -132,6 +144,17 @@ class FakeSocket implements WaSocket {
   }
   async chatModify(mod: unknown, jid: string) {
     this.record('chatModify', mod, jid);
+  }
+  async updateProfilePicture(jid: string, content: unknown) {
+    this.record('updateProfilePicture', jid, content);
+  }
+  async removeProfilePicture(jid: string) {
+    this.record('removeProfilePicture', jid);
+  }
+  blockError: unknown;
+  async updateBlockStatus(jid: string, action: string) {
+    if (this.blockError) throw this.blockError;
+    this.record('updateBlockStatus', jid, action);
   }
   waUploadToServer: WAMediaUploadFunction = async (path, opts) => {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
@@ -328,8 +351,10 @@ describe('incoming messages (messages.upsert)', () => {
       {
         keyId: '3EB0C431C26A1916E07A',
         remoteJid: PN,
+        remoteJidAlt: LID,
         fromMe: false,
         participant: null,
+        participantAlt: null,
         pushName: 'Maria',
         messageType: 'conversation',
         content: {
@@ -345,7 +370,8 @@ describe('incoming messages (messages.upsert)', () => {
     ]);
     // Stored by the real runtime and announced as MESSAGES_UPSERT.
     const row = await w.store.db.selectFrom('outbox').select(['event', 'body']).where('event', '=', 'MESSAGES_UPSERT').executeTakeFirst();
-    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
+    // Both addresses of the chat: the phone one, and the @lid one it came from beside it.
+    expect(JSON.parse(row!.body).data).toMatchObject({ key: { remoteJid: PN, remoteJidAlt: LID, id: '3EB0C431C26A1916E07A' }, messageType: 'conversation' });
   });
 
   it('reports group media with the sender as participant (phone address), Long numbers as strings', async () => {
@@ -496,7 +522,7 @@ describe('history, updates, receipts, edits and deletions', () => {
     ]);
   });
 
-  it('a deletion for everyone is MESSAGES_DELETE with the key; an edit is MESSAGES_EDITED with the edit protocol message', async () => {
+  it('a deletion for everyone and an edit are changes of the stored message for the core (MESSAGES_DELETE, MESSAGES_EDITED)', async () => {
     const w = await connected();
     w.socket().emit('messages.update', [
       {
@@ -512,14 +538,32 @@ describe('history, updates, receipts, edits and deletions', () => {
     w.socket().emit('messages.delete', { jid: PN, all: true });
     await w.settle();
 
-    expect(w.host.events('MESSAGES_DELETE')).toEqual([
-      { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' },
-      { remoteJid: PN, fromMe: true, id: '3EB0DELETEDFORME0001' },
+    expect(w.host.of('messageChanged')).toEqual([
+      [{ kind: 'revoke', key: { remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' } }],
+      [
+        {
+          kind: 'edit',
+          key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN, participantAlt: LID },
+          content: { conversation: 'fixed typo' },
+          timestampMs: 1735690300000,
+        },
+      ],
     ]);
-    expect(w.host.events('MESSAGES_EDITED')).toEqual([
+    // "Delete for me" synced from the phone is only announced; a deletion for everyone never as an edit too.
+    // The phone address carries the @lid one once known (here from the first deletion's key).
+    expect(w.host.events('MESSAGES_DELETE')).toEqual([{ remoteJid: PN, remoteJidAlt: LID, fromMe: true, id: '3EB0DELETEDFORME0001' }]);
+    const outbox = await w.store.db
+      .selectFrom('outbox')
+      .select(['event', 'body'])
+      .where('event', 'in', ['MESSAGES_DELETE', 'MESSAGES_EDITED'])
+      .orderBy('seq')
+      .execute();
+    const data = (event: string) => outbox.filter((row) => row.event === event).map((row) => JSON.parse(row.body).data);
+    expect(data('MESSAGES_DELETE')).toContainEqual({ remoteJid: PN, remoteJidAlt: LID, fromMe: false, id: '3EB0C431C26A1916E07A' });
+    expect(data('MESSAGES_EDITED')).toEqual([
       {
-        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN },
-        type: 14,
+        key: { remoteJid: GROUP, fromMe: false, id: '3EB0EDITED0000000001', participant: PN, participantAlt: LID },
+        type: 'MESSAGE_EDIT',
         editedMessage: { conversation: 'fixed typo' },
         timestampMs: '1735690300000',
       },
@@ -811,6 +855,31 @@ describe('sending (at the Baileys socket boundary)', () => {
     expect(chat.message.conversation).toBe('only a chat');
   });
 
+  it('buttons: the view-once interactive message is relayed as is; a pending header image is uploaded; everyone mentioned in it', async () => {
+    const w = await connected();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer();
+    const prepared = await prepareMedia(png, 'image', {});
+    const header = imageHeader(mediaContent(prepared, { url: '', directPath: '' }, {}).content.imageMessage as Record<string, unknown>);
+    await w.store.db.insertInto('media_blobs').values({ id: 'blob-head', instance_id: w.instance.id, data: png, created_at: Date.now() }).execute();
+    const built = buttonsContent({ title: 'Menu', footer: 'Shop', buttons: [{ type: 'reply', displayText: 'Yes', id: 'y' }] }, { header });
+    await w.connector.messaging.send(outbound('3EB0BUTTONS000000001', GROUP, built, { mediaBlobId: 'blob-head', mentionsEveryOne: true }));
+    const [relayed] = w.socket().relayed;
+    expect(relayed.options).toEqual({ messageId: '3EB0BUTTONS000000001' });
+    const interactive = relayed.message.viewOnceMessage!.message!.interactiveMessage!;
+    expect(interactive.body?.text).toBe('*Menu*');
+    expect(interactive.footer?.text).toBe('Shop');
+    expect(interactive.nativeFlowMessage?.buttons).toEqual([
+      expect.objectContaining({ name: 'quick_reply', buttonParamsJson: JSON.stringify({ display_text: 'Yes', id: 'y' }) }),
+    ]);
+    expect(w.socket().uploads).toHaveLength(1);
+    expect(w.socket().uploads[0].mediaType).toBe('image');
+    expect(interactive.header?.imageMessage?.url).toBe('https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc');
+    expect(interactive.header?.hasMediaAttachment).toBe(true);
+    expect(interactive.contextInfo?.mentionedJid).toEqual(['5511911110001@s.whatsapp.net', '5511911110002@s.whatsapp.net']);
+  });
+
   it('a closed socket or a connection failure is a TransientConnectorError; a refusal is not', async () => {
     const w = await connected();
     w.socket().relayError = boom('Connection Closed', 428);
@@ -848,6 +917,15 @@ describe('sending (at the Baileys socket boundary)', () => {
       { exists: false, jid: '5511977770000@s.whatsapp.net', number: '+55 11 97777-0000' },
       { exists: true, jid: '5511922221111@s.whatsapp.net', number: '555000111222333@lid', lid: '555000111222333@lid' },
     ]);
+    // An @lid address the connector learnt is the other address of its phone one, and the reverse (no round trip).
+    expect(w.connector.contacts!.alternateAddress!('555000111222333@lid')).toBe('5511922221111@s.whatsapp.net');
+    expect(w.connector.contacts!.alternateAddress!('5511922221111@s.whatsapp.net')).toBe('555000111222333@lid');
+    expect(w.connector.contacts!.alternateAddress!('5511900000000@s.whatsapp.net')).toBeNull();
+    // Baileys 7 answers an account's @lid address beside its phone one: the answer carries both.
+    w.socket().accountLids.set('551188887777@s.whatsapp.net', '777000111222333@lid');
+    const withLid = await w.connector.contacts!.onWhatsApp([{ number: '5511988887777', jid: '5511988887777@s.whatsapp.net' }]);
+    expect(withLid).toEqual([{ exists: true, jid: '551188887777@s.whatsapp.net', number: '5511988887777', lid: '777000111222333@lid' }]);
+    expect(w.connector.contacts!.alternateAddress!('777000111222333@lid')).toBe('551188887777@s.whatsapp.net');
   });
 
   it('profiles: pictures (null when refused), a profile as others see it, the own name and about', async () => {
@@ -880,6 +958,24 @@ describe('sending (at the Baileys socket boundary)', () => {
       [{ archive: false, lastMessages: [] }, PN],
       [{ markRead: false, lastMessages: [last] }, PN],
     ]);
+  });
+  it('profile pictures and business profiles: updateProfilePicture / removeProfilePicture on the own address, getBusinessProfile', async () => {
+    const w = await connected();
+    const profile = w.connector.profile!;
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    await profile.setPicture(jpeg);
+    await profile.removePicture();
+    expect(w.socket().of('updateProfilePicture')).toEqual([[`${OWNER}@s.whatsapp.net`, jpeg]]);
+    expect(w.socket().of('removeProfilePicture')).toEqual([[`${OWNER}@s.whatsapp.net`]]);
+    expect(await profile.businessProfile('5511911110002@s.whatsapp.net')).toEqual({
+      wid: '5511911110002@s.whatsapp.net',
+      description: 'Shop',
+      website: ['https://shop.example'],
+      email: 'shop@example.com',
+      category: 'Retail',
+      business_hours: { timezone: 'America/Sao_Paulo', business_config: [{ day_of_week: 'mon', mode: 'open_24h' }] },
+    });
+    expect(await profile.businessProfile('5511911110001@s.whatsapp.net')).toBeNull();
   });
 
   it('presence, privacy and read receipts go through the matching Baileys calls', async () => {
@@ -1059,5 +1155,121 @@ describe('small rules', () => {
       'transient',
       'transient',
     ]);
+  });
+});
+
+describe('changing sent messages, blocking, media downloads (at the Baileys socket boundary)', () => {
+  it('a received edit then a deletion change the stored message: text replaced and EDITED, then DELETED with the record announced', async () => {
+    const w = await connected();
+    const key = { remoteJid: PN, fromMe: false, id: '3EB0STORED0000000001' };
+    w.socket().emit('messages.upsert', {
+      type: 'notify',
+      messages: [{ key, messageTimestamp: 1735690000, pushName: 'Maria', message: { conversation: 'helo' } } as never],
+    });
+    await w.settle();
+    w.socket().emit('messages.update', [{ key, update: { message: { editedMessage: { message: { conversation: 'hello' } } }, messageTimestamp: 1735690100 } }]);
+    await w.settle();
+    const row = () => w.store.db.selectFrom('messages').selectAll().where('key_id', '=', key.id).executeTakeFirstOrThrow();
+    expect((await row()).status).toBe('EDITED');
+    expect(JSON.parse((await row()).content)).toEqual({ conversation: 'hello' });
+    w.socket().emit('messages.update', [{ key, update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE } }]);
+    // Baileys reports a revoke once per device: the second report changes and announces nothing.
+    w.socket().emit('messages.update', [{ key, update: { message: null, messageStubType: proto.WebMessageInfo.StubType.REVOKE } }]);
+    await w.settle();
+    expect((await row()).status).toBe('DELETED');
+    const history = await w.store.db
+      .selectFrom('message_status')
+      .select('status')
+      .where('message_id', '=', (await row()).id)
+      .orderBy('id')
+      .execute();
+    expect(history.map((h) => h.status)).toEqual(['EDITED', 'DELETED']);
+    const deletes = await w.store.db.selectFrom('outbox').select('body').where('event', '=', 'MESSAGES_DELETE').execute();
+    expect(deletes.map((d) => JSON.parse(d.body).data)).toEqual([
+      expect.objectContaining({ ...key, key, status: 'DELETED', message: { conversation: 'hello' }, pushName: 'Maria' }),
+    ]);
+  });
+
+  it('a deletion for everyone relays a REVOKE protocol message with a new id and the stanza edit "7"', async () => {
+    const w = await connected();
+    const sent = await w.connector.messaging.revoke!({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000001' });
+    const [relayed] = w.socket().relayed;
+    expect(relayed.jid).toBe(PN);
+    expect(relayed.options).toEqual({ messageId: sent.keyId, additionalAttributes: { edit: '7' } });
+    expect(sent.keyId).not.toBe('3EB0OURKEY0000000001');
+    expect(relayed.message.protocolMessage).toMatchObject({
+      key: { remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000001' },
+      type: proto.Message.ProtocolMessage.Type.REVOKE,
+    });
+  });
+
+  it('an edit relays a MESSAGE_EDIT protocol message carrying the new content, stanza edit "1"', async () => {
+    const w = await connected();
+    const before = Date.now();
+    const sent = await w.connector.messaging.edit!({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000002' }, { conversation: 'fixed' });
+    const [relayed] = w.socket().relayed;
+    expect(relayed.options).toEqual({ messageId: sent.keyId, additionalAttributes: { edit: '1' } });
+    const protocol = relayed.message.protocolMessage!;
+    expect(protocol.type).toBe(proto.Message.ProtocolMessage.Type.MESSAGE_EDIT);
+    expect(protocol.key).toMatchObject({ remoteJid: PN, fromMe: true, id: '3EB0OURKEY0000000002' });
+    expect(protocol.editedMessage?.conversation).toBe('fixed');
+    expect(Number(protocol.timestampMs)).toBeGreaterThanOrEqual(before);
+  });
+
+  it('WhatsApp refusing a change is a provider refusal (400), not a crash', async () => {
+    const w = await connected();
+    w.socket().relayError = boom('not-acceptable', 406);
+    await expect(w.connector.messaging.revoke!({ remoteJid: PN, fromMe: true, id: 'X' })).rejects.toMatchObject({ code: 'provider_refused' });
+  });
+
+  it('blocks by the account WhatsApp knows (its own spelling); an unknown number and a refusal are 400s', async () => {
+    const w = await connected();
+    await w.connector.blocking!.updateBlockStatus('5511988887777@s.whatsapp.net', 'block');
+    await w.connector.blocking!.updateBlockStatus('5511911110001@s.whatsapp.net', 'unblock');
+    expect(w.socket().of('updateBlockStatus')).toEqual([
+      ['551188887777@s.whatsapp.net', 'block'],
+      ['5511911110001@s.whatsapp.net', 'unblock'],
+    ]);
+    await expect(w.connector.blocking!.updateBlockStatus('4915100000000@s.whatsapp.net', 'block')).rejects.toMatchObject({
+      code: 'invalid_input',
+      messages: ['number 4915100000000 is not on WhatsApp'],
+    });
+    w.socket().blockError = boom('bad-request', 400);
+    await expect(w.connector.blocking!.updateBlockStatus('5511911110001@s.whatsapp.net', 'block')).rejects.toMatchObject({ code: 'provider_refused' });
+  });
+
+  it('downloads media from its directPath and decrypts it with Baileys; only WhatsApp media hosts are fetched', async () => {
+    const { createServer } = await import('node:http');
+    const { downloadMedia, mediaUrlOf } = await import('../../../src/connectors/whatsapp-web/message-actions.js');
+    const plain = Buffer.from('a picture, as far as this test is concerned');
+    const encrypted = await encryptMedia(plain, 'image');
+    const served: string[] = [];
+    const server = createServer((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/v/t62.7118-24/pic.enc') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(encrypted.encrypted);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const node = { url: 'https://mmg.whatsapp.net/v/t62.7118-24/pic.enc', directPath: '/v/t62.7118-24/pic.enc', mediaKey: b64(encrypted.mediaKey) };
+
+    expect((await downloadMedia(node, 'imageMessage', 1_000_000, base)).equals(plain)).toBe(true);
+    expect(served).toEqual(['/v/t62.7118-24/pic.enc']);
+    // A media key as an indexed object (Evolution's JSON of bytes) works too.
+    const indexed = Object.fromEntries([...encrypted.mediaKey].map((byte, i) => [String(i), byte]));
+    expect((await downloadMedia({ ...node, mediaKey: indexed }, 'imageMessage', 1_000_000, base)).equals(plain)).toBe(true);
+
+    await expect(downloadMedia({ ...node, directPath: '/v/gone.enc' }, 'imageMessage', 1_000_000, base)).rejects.toMatchObject({ code: 'provider_refused' });
+    await expect(downloadMedia({ ...node, mediaKey: undefined }, 'imageMessage', 1_000_000, base)).rejects.toMatchObject({ code: 'invalid_input' });
+    // Larger than MEDIA_MAX_BYTES: a 400, without holding more than the limit.
+    await expect(downloadMedia(node, 'imageMessage', 10, base)).rejects.toMatchObject({
+      code: 'invalid_input',
+      messages: [expect.stringMatching(/MEDIA_MAX_BYTES/)],
+    });
+    expect(mediaUrlOf({ directPath: '/v/x.enc' })).toBe('https://mmg.whatsapp.net/v/x.enc');
+    expect(mediaUrlOf({ url: 'https://media-gru1-1.cdn.whatsapp.net/v/x.enc' })).toBe('https://media-gru1-1.cdn.whatsapp.net/v/x.enc');
+    expect(() => mediaUrlOf({ url: `${base}/v/t62.7118-24/pic.enc` })).toThrow(/neither a directPath nor a WhatsApp media url/);
+    expect(() => mediaUrlOf({ url: 'https://evil.example/whatsapp.net' })).toThrow(/neither a directPath/);
   });
 });

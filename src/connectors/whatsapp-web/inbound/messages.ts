@@ -1,5 +1,5 @@
 // Incoming messages: new ones, history, status changes, edits and deletions, with the live read settings applied.
-import { proto, type BaileysEventMap, type WAMessage, type WAMessageKey } from 'baileys';
+import type { BaileysEventMap, WAMessage, WAMessageKey } from 'baileys';
 import type { InboundMessage } from '../../../core/connector.js';
 import { contentToJson, inboundContent } from '../content.js';
 import { statusFromBaileys, statusFromReceipt } from '../status.js';
@@ -19,8 +19,10 @@ async function toInbound(message: WAMessage, ctx: InboundContext): Promise<Inbou
   return {
     keyId: key.id,
     remoteJid: chat.jid,
+    remoteJidAlt: chat.alt ?? null,
     fromMe: Boolean(key.fromMe),
     participant: participant?.jid ?? null,
+    participantAlt: participant?.alt ?? null,
     pushName: message.pushName ?? null,
     messageType: parsed.messageType,
     content: parsed.content,
@@ -88,26 +90,23 @@ export async function onHistorySet(event: BaileysEventMap['messaging-history.set
 }
 
 /**
- * Message updates: a deletion for everyone (`message: null`) → MESSAGES_DELETE with the key; an edit →
- * MESSAGES_EDITED with the edit protocol message; a status (0–5) → the core's status record (MESSAGES_UPDATE).
+ * Message updates: a deletion for everyone (`message: null`) and an edit → the core's change of the stored message
+ * (MESSAGES_DELETE, MESSAGES_EDITED; a deletion is never reported as an edit too); a status (0–5) → the core's status
+ * record (MESSAGES_UPDATE). Baileys also delivers the REVOKE / MESSAGE_EDIT protocol messages in messages.upsert,
+ * where they are skipped (inboundContent), so each change is reported once.
  * Poll votes are not reported (their tally needs the poll's secret; see the report).
  */
 export async function onMessagesUpdate(updates: BaileysEventMap['messages.update'], ctx: InboundContext): Promise<void> {
   for (const { key, update } of updates) {
     if (!key?.id || ignoredChat(ctx, key.remoteJid)) continue;
     if (update.message === null) {
-      await ctx.host.eventOccurred(ctx.instanceId, 'MESSAGES_DELETE', await keyPayload(key, ctx));
+      await ctx.host.messageChanged(ctx.instanceId, { kind: 'revoke', key: await keyPayload(key, ctx) });
       continue;
     }
     const edited = update.message?.editedMessage?.message;
     if (edited) {
       const at = seconds(update.messageTimestamp) || Math.floor(Date.now() / 1000);
-      await ctx.host.eventOccurred(ctx.instanceId, 'MESSAGES_EDITED', {
-        key: await keyPayload(key, ctx),
-        type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
-        editedMessage: contentToJson(edited),
-        timestampMs: String(at * 1000),
-      });
+      await ctx.host.messageChanged(ctx.instanceId, { kind: 'edit', key: await keyPayload(key, ctx), content: contentToJson(edited), timestampMs: at * 1000 });
       continue;
     }
     const status = statusFromBaileys(update.status);

@@ -1,6 +1,7 @@
 // Every setting of the service, declared once, in the README's order; the Config type is what they read into.
 import type { SettingValues } from '../tree.js';
 import { linking, media, operations, secrets, sending, server } from './service.js';
+import { pacing } from './pacing.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
 import { history } from './history.js';
@@ -11,6 +12,7 @@ export const settings = {
   ...media,
   ...sending,
   ...history,
+  ...pacing,
   ...linking,
   ...webhook,
   ...secrets,
