@@ -9,6 +9,7 @@ const floors = [
   ['events', ['core', 'platform']],
   ['messages', ['core', 'platform', 'media', 'events']],
   ['instances', ['core', 'platform', 'media', 'events', 'messages']],
+  ['history', ['core', 'platform', 'media', 'events', 'messages', 'instances']],
   ['sinks', ['core', 'platform', 'media', 'events', 'instances']],
   ['connectors', ['core', 'platform', 'media', 'events', 'messages', 'instances']],
 ];
@@ -49,7 +50,7 @@ module.exports = {
       name: 'nothing-imports-the-composition-root',
       comment: 'main.ts, app.ts and services.ts assemble the service; nothing below them imports them',
       severity: 'error',
-      from: { path: '^src/(core|platform|media|events|messages|instances|sinks|connectors)/' },
+      from: { path: '^src/(core|platform|media|events|messages|instances|history|sinks|connectors)/' },
       to: { path: '^src/(main|app|services)\\.ts$' },
     },
   ],

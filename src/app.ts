@@ -15,6 +15,7 @@ import { settingsRoutes } from './instances/settings.routes.js';
 import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
 import { profileRoutes } from './instances/profile.routes.js';
+import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { version } from './platform/version.js';
@@ -91,6 +92,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(sendRoutes, { outgoing: services.outgoing, mediaMaxBytes: config.mediaMaxBytes });
       await api.register(chatRoutes, { chats: services.chats });
       await api.register(profileRoutes, { profiles: services.profiles });
+      await api.register(historyRoutes, { reads: services.historyReads, marks: services.chatMarks });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
       for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);

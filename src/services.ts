@@ -36,6 +36,12 @@ import { OutgoingMessages } from './messages/outgoing.js';
 import { Ffmpeg } from './media/ffmpeg.js';
 import { ChatOperations } from './messages/chat-operations.js';
 import { ProfileOperations } from './instances/profile.js';
+import { KnownAddressBook } from './history/known.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { HistoryReads } from './history/reads.js';
+import { ChatMarks } from './history/chat-marks.js';
+import { removeHistoryOf } from './history/removal.js';
+import { eventSourceOf } from './core/event-envelope.js';
 import type { Pacing } from './core/pacing.js';
 import type { PacingClock } from './messages/pacing-gate.js';
 import { MessageChanges } from './messages/message-changes.js';
@@ -71,6 +77,10 @@ export interface Services {
   chats: ChatOperations;
   /** Profiles, the own name and "about", and reading privacy settings. */
   profiles: ProfileOperations;
+  /** Stored messages, chats, contacts and statuses read back (the find routes). */
+  historyReads: HistoryReads;
+  /** Archiving chats and marking them unread or read. */
+  chatMarks: ChatMarks;
   /** Deleting own messages for everyone and editing them. */
   messageChanges: SentMessageChanges;
   /** Blocking and unblocking accounts. */
@@ -147,7 +157,17 @@ export function createServices({
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
-  const statuses = new StatusRecorder(events, store.dialect, apikeyOf);
+  const statuses = new StatusRecorder(events, store.dialect, apikeyOf, config.saveMessageUpdates);
+  const sourceOf = (instance: Instance) => eventSourceOf(instance, apikeyOf);
+  const known = new KnownAddressBook(store.db);
+  const history = new HistoryRecorder({
+    known,
+    events,
+    instanceById: (id) => registry.byInstanceId(id),
+    sourceOf,
+    saveChats: config.saveChats,
+    saveContacts: config.saveContacts,
+  });
   const outcomes = new SendOutcomes();
   const pacingDefaults = defaultPacing(config);
   const priority = new ApiPriority({ busyWindowMs: apiBusyWindowMs, turnsPerRound: config.sendWorkerBusyTurns });
@@ -169,13 +189,24 @@ export function createServices({
     apikeyOf,
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
-  const connectorHost = new InstanceConnectorHost({ db: store.db, logger, registry, events, statuses, sessions: new SessionStore(store.db), changes });
+  const connectorHost = new InstanceConnectorHost({
+    db: store.db,
+    logger,
+    registry,
+    events,
+    statuses,
+    sessions: new SessionStore(store.db),
+    alongside: history,
+    keepReceived: config.saveNewMessages,
+    changes,
+  });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
   removal.onRemove(removeMessagesOf);
   removal.onRemove(removeSinkSettingsOf);
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
+  removal.onRemove(removeHistoryOf(known));
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -193,7 +224,7 @@ export function createServices({
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
-  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat));
+  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
   const sends = new SendService(store.db, queue, outcomes);
   const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
@@ -206,7 +237,14 @@ export function createServices({
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
     ffmpeg,
   });
-  const chats = new ChatOperations({ connectorOf, kinds, storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy) });
+  const chatMarks = new ChatMarks({ db: store.db, events, known, kinds, connectorOf, sourceOf });
+  const historyReads = new HistoryReads(store.db);
+  const chats = new ChatOperations({
+    connectorOf,
+    kinds,
+    storePrivacy: (instance, privacy) => instances.updatePrivacy(instance, privacy),
+    markedRead: (instance, remoteJids) => chatMarks.markedRead(instance, remoteJids),
+  });
   const profiles = new ProfileOperations({
     connectorOf,
     kinds,
@@ -237,6 +275,8 @@ export function createServices({
     ffmpeg,
     chats,
     profiles,
+    historyReads,
+    chatMarks,
     messageChanges,
     blocks,
     mediaDownloads,

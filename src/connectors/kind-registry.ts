@@ -9,6 +9,7 @@ function can(capabilities: KindCapabilities, operation: Operation): boolean {
   if (operation === 'privacy') return capabilities.privacy;
   if (operation === 'whatsappNumbers') return capabilities.contacts === true;
   if (operation === 'profile') return capabilities.profile === true;
+  if (operation === 'chats') return capabilities.chats === true;
   if (operation === 'revoke' || operation === 'edit') return capabilities.changes?.includes(operation) === true;
   if (operation === 'blocking') return capabilities.blocking === true;
   if (operation === 'mediaDownload') return capabilities.mediaDownload === true;

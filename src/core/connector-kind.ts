@@ -21,7 +21,7 @@ export const messageOperations = [
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload';
+export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
 type ChangeOperation = 'revoke' | 'edit';
@@ -39,6 +39,8 @@ export interface KindCapabilities {
   contacts?: boolean;
   /** Reading profiles and changing the own one (absent: no). */
   profile?: boolean;
+  /** Changing chats on the account: archive, mark unread (absent: no). */
+  chats?: boolean;
   /** Deleting sent messages for everyone and editing them (the messaging module's `revoke`, `edit`); absent: neither. */
   changes?: readonly ChangeOperation[];
   /** Blocking and unblocking accounts (absent: no). */

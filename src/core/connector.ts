@@ -207,6 +207,19 @@ export interface MediaModule {
   download(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
 
+/** The newest message of a chat, as the messenger's chat changes (archive, mark unread) name the chat's state by it. */
+export interface ChatLastMessage {
+  key: { id: string; remoteJid: string; fromMe: boolean; participant?: string };
+  /** Seconds. */
+  messageTimestamp: number;
+}
+
+/** Changing a chat on the account (as the phone shows it); null `lastMessage`: none is known. */
+export interface ChatsModule {
+  archive(jid: string, archive: boolean, lastMessage: ChatLastMessage | null): Promise<void>;
+  markUnread(jid: string, lastMessage: ChatLastMessage | null): Promise<void>;
+}
+
 /**
  * One instance's connection to its messenger: the lifecycle, plus capability modules layered on it (as Baileys layers
  * its socket). Messaging is always there; an absent module is an operation the kind cannot do (the API answers
@@ -229,6 +242,7 @@ export interface Connector {
   readonly privacy?: PrivacyModule;
   readonly contacts?: ContactsModule;
   readonly profile?: ProfileModule;
+  readonly chats?: ChatsModule;
   readonly blocking?: BlockingModule;
   readonly media?: MediaModule;
 }

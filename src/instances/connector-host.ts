@@ -11,6 +11,7 @@ import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
 import type { StatusRecorder } from '../messages/status-recorder.js';
+import type { StoredMessageHook } from '../messages/stored-message-hook.js';
 import type { MessageChanges } from '../messages/message-changes.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import { sourceOfId } from '../messages/ids.js';
@@ -26,6 +27,10 @@ export interface ConnectorHostDeps {
   events: EventWriter;
   statuses: StatusRecorder;
   sessions: SessionStore;
+  /** What is kept with each received message (chats, contacts). */
+  alongside?: StoredMessageHook;
+  /** Whether received messages are stored (DATABASE_SAVE_DATA_NEW_MESSAGE). */
+  keepReceived?: boolean;
   /** Stores edits and deletions for everyone of stored messages, and announces them. */
   changes: MessageChanges;
 }
@@ -42,7 +47,14 @@ export class InstanceConnectorHost implements ConnectorHost {
 
   constructor(private readonly deps: ConnectorHostDeps) {
     this.commits = new GroupCommit(deps.db);
-    this.reports = new ReportBatcher({ db: deps.db, events: deps.events, statuses: deps.statuses, sourceOf: (instance) => this.source(instance) });
+    this.reports = new ReportBatcher({
+      db: deps.db,
+      events: deps.events,
+      statuses: deps.statuses,
+      sourceOf: (instance) => this.source(instance),
+      alongside: deps.alongside,
+      keepReceived: deps.keepReceived,
+    });
   }
 
   /** The instance lifecycle listens here, to pause and resume send workers. */

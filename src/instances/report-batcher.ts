@@ -8,6 +8,7 @@ import type { StatusRecorder } from '../messages/status-recorder.js';
 import type { MessageStatus } from '../core/message-status.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import type { Instance } from '../core/instance.js';
+import type { StoredMessageHook } from '../messages/stored-message-hook.js';
 
 type Report =
   | { kind: 'received'; instance: Instance; record: MessageRecord }
@@ -18,6 +19,10 @@ export interface ReportBatcherDeps {
   events: EventWriter;
   statuses: StatusRecorder;
   sourceOf: (instance: Instance) => EventSource;
+  /** What is kept with each received message in its unit (chats, contacts). */
+  alongside?: StoredMessageHook;
+  /** Whether received messages are stored (DATABASE_SAVE_DATA_NEW_MESSAGE); they are announced either way. */
+  keepReceived?: boolean;
 }
 
 /** Reports recorded together at most. */
@@ -64,6 +69,11 @@ export class ReportBatcher {
    */
   private async record(db: Db, reports: Report[]): Promise<void> {
     const received = reports.filter((r): r is Extract<Report, { kind: 'received' }> => r.kind === 'received');
+    const alongside = this.deps.alongside;
+    if (alongside) {
+      const waiting = [...new Set(received.map((r) => r.instance.id))].map((id) => alongside.ready(id)).filter((w) => w !== undefined);
+      if (waiting.length > 0) await Promise.all(waiting);
+    }
     for (let i = 0; i < received.length; i += rowsPerInsert) await this.insertNew(db, received.slice(i, i + rowsPerInsert));
     // Receipts in the order made; a run of one instance, status and detail is recorded at once.
     const receipts = reports.filter((r): r is Extract<Report, { kind: 'status' }> => r.kind === 'status');
@@ -90,16 +100,22 @@ export class ReportBatcher {
    * atomic write: the events are kept only for the messages the INSERT answers as inserted.
    */
   private async insertNew(db: Db, received: Extract<Report, { kind: 'received' }>[]): Promise<void> {
+    const keep = this.deps.keepReceived !== false;
     await inWriteUnit(db, (unit) => {
-      unit.guardBy(
-        db
-          .insertInto('messages')
-          .values(received.map(({ record }) => rowFromRecord(record)))
-          .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
-          .returning('id'),
-      );
+      if (keep) {
+        unit.guardBy(
+          db
+            .insertInto('messages')
+            .values(received.map(({ record }) => rowFromRecord(record)))
+            .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
+            .returning('id'),
+        );
+      }
       for (const { instance, record } of received) {
-        this.deps.events.emit(unit.guarded(record.id), this.deps.sourceOf(instance), 'MESSAGES_UPSERT', presentMessage(record));
+        // Not stored: nothing tells a copy delivered twice from the first, so each is announced.
+        const announce = keep ? unit.guarded(record.id) : unit;
+        this.deps.events.emit(announce, this.deps.sourceOf(instance), 'MESSAGES_UPSERT', presentMessage(record));
+        this.deps.alongside?.stored(unit, record, announce);
       }
     });
   }

@@ -11,6 +11,8 @@ export interface ChatOperationsDeps {
   kinds: Pick<ConnectorKinds, 'assertCan'>;
   /** Stores the instance's privacy settings (applied again whenever it links). */
   storePrivacy(instance: Instance, privacy: PrivacySettings): Promise<unknown>;
+  /** Told which chats had messages marked read (the history store starts their unread counts again). */
+  markedRead?(instance: Instance, remoteJids: string[]): Promise<void>;
 }
 
 /** Every presence a chat can show. */
@@ -69,7 +71,12 @@ export class ChatOperations {
 
   async markRead(instance: Instance, messages: { remoteJid: string; id: string }[]): Promise<void> {
     const connector = this.linkedConnector(instance, 'marking messages read');
-    await connector.messaging.markRead(messages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id })));
+    const keys = messages.map((m, i) => ({ remoteJid: toJid(m.remoteJid, `readMessages[${i}].remoteJid`), keyId: m.id }));
+    await connector.messaging.markRead(keys);
+    await this.deps.markedRead?.(
+      instance,
+      keys.map((key) => key.remoteJid),
+    );
   }
 
   private linkedConnector(instance: Instance, what: string): Connector {

@@ -5,6 +5,7 @@ import { inInsertUnit, type InsertUnit } from '../platform/store/unit.js';
 import { isPostgres } from '../platform/store/is-postgres.js';
 import type { OutboundMessage } from '../core/connector.js';
 import { rowFromRecord, type MessageRecord } from './records.js';
+import type { StoredMessageHook } from './stored-message-hook.js';
 
 /** What the worker needs to deliver a queued send (the content itself is read from the stored message). */
 export interface QueuePayload {
@@ -28,6 +29,8 @@ export class SendQueue {
     db: Db,
     private readonly expireAfterMs: number,
     private readonly wake: (instanceId: string, chatJid: string) => void,
+    /** What is kept with each accepted send in its unit (chats, contacts). */
+    private readonly alongside?: StoredMessageHook,
   ) {
     // Accepting only inserts rows: on PostgreSQL a whole batch is one statement (one round trip). On SQLite the next
     // batch is sent while one is being written (two in flight): the SQLite thread runs them in the order sent, so they
@@ -39,6 +42,8 @@ export class SendQueue {
 
   /** Stores the send; resolves once it is committed (concurrent sends share one transaction). */
   accept(draft: SendDraft): Promise<void> {
+    const waiting = this.alongside?.ready(draft.record.instanceId);
+    if (waiting) return waiting.then(() => this.commits.run((unit) => this.write(unit, draft)));
     return this.commits.run((unit) => this.write(unit, draft));
   }
 
@@ -62,6 +67,7 @@ export class SendQueue {
       last_error: null,
       created_at: now,
     });
+    this.alongside?.stored(unit, record, unit);
     unit.afterCommit(() => this.wake(record.instanceId, record.remoteJid));
   }
 }

@@ -31,6 +31,8 @@ export class StatusRecorder {
     private readonly events: EventWriter,
     private readonly dialect: Dialect,
     private readonly apikeyOf: (instance: Instance) => string,
+    /** Whether each status is kept as a history row (DATABASE_SAVE_MESSAGE_UPDATE); the message's own status is kept always. */
+    private readonly keepHistory = true,
   ) {}
 
   /**
@@ -136,13 +138,16 @@ export class StatusRecorder {
   /** A message's history rows and MESSAGES_UPDATE events, one per step. */
   private writeSteps(sink: RowSink, source: EventSource, instance: Instance, { message, steps }: StatusChange, now: number, detail?: string): void {
     for (const status of steps) {
-      sink.insert('message_status', {
-        message_id: message.id,
-        instance_id: instance.id,
-        status,
-        detail: status === 'ERROR' ? (detail ?? null) : null,
-        at: now,
-      });
+      // ERROR rows are kept regardless: they hold why a send failed (errorDetailOf).
+      if (this.keepHistory || status === 'ERROR') {
+        sink.insert('message_status', {
+          message_id: message.id,
+          instance_id: instance.id,
+          status,
+          detail: status === 'ERROR' ? (detail ?? null) : null,
+          at: now,
+        });
+      }
       this.events.emit(sink, source, 'MESSAGES_UPDATE', statusData(instance, message, status, detail));
     }
   }

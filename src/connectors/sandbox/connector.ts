@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
+  type ChatsModule,
   type BlockAction,
   type BlockingModule,
   type Connector,
@@ -228,6 +229,18 @@ export class SandboxConnector implements Connector {
     businessProfile: async () => null,
   };
 
+  /**
+   * A chat's archived and unread marks are the core's chats row (written once this answers): the sandbox account has
+   * no chat list of its own, it only has to be linked.
+   */
+  readonly chats: ChatsModule = {
+    archive: async () => {
+      this.partyOrThrow();
+    },
+    markUnread: async () => {
+      this.partyOrThrow();
+    },
+  };
   /** Points the session at another picture file (or none), then removes the file it had. */
   private async replacePicture(fileName: string | undefined): Promise<void> {
     const previous = this.owner?.pictureFile;

@@ -45,6 +45,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
       changes: ['revoke', 'edit'],
       blocking: true,
       mediaDownload: true,
+      chats: true,
     },
     alwaysOn: false,
     creationFields: plainCreationFields,

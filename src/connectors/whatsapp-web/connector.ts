@@ -11,6 +11,7 @@ import {
   type PresenceModule,
   type PrivacyModule,
   type ProfileModule,
+  type ChatsModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
@@ -28,6 +29,7 @@ import { relayOutbound } from './outbound.js';
 import { downloadMedia, editMessage, revokeMessage, updateBlockStatus } from './message-actions.js';
 import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
+import { chatsModule } from './chats.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
@@ -220,6 +222,8 @@ export class WhatsAppWebConnector implements Connector {
   };
 
   readonly profile: ProfileModule = profileModule(() => this.liveSocket());
+
+  readonly chats: ChatsModule = chatsModule(() => this.liveSocket());
 
   // ---- lifecycle (always run inside the queue) ----
 

@@ -1,6 +1,7 @@
 // Loads the Baileys-based connector on first use, so the service starts without loading baileys (about a second).
 import {
   TransientConnectorError,
+  type ChatsModule,
   type BlockingModule,
   type Connector,
   type ContactsModule,
@@ -19,6 +20,7 @@ export type WebConnector = Connector & {
   privacy: PrivacyModule;
   contacts: ContactsModule;
   profile: ProfileModule;
+  chats: ChatsModule;
   blocking: BlockingModule;
   media: MediaModule;
 };
@@ -124,5 +126,10 @@ export class DeferredConnector implements Connector {
     setPicture: (jpeg) => this.live().profile.setPicture(jpeg),
     removePicture: () => this.live().profile.removePicture(),
     businessProfile: (jid) => this.live().profile.businessProfile(jid),
+  };
+
+  readonly chats: ChatsModule = {
+    archive: (jid, archive, lastMessage) => this.live().chats.archive(jid, archive, lastMessage),
+    markUnread: (jid, lastMessage) => this.live().chats.markUnread(jid, lastMessage),
   };
 }

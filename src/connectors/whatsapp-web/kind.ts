@@ -18,6 +18,7 @@ export function whatsAppWebKind(deps: KindDeps): ConnectorKind {
       changes: ['revoke', 'edit'],
       blocking: true,
       mediaDownload: true,
+      chats: true,
     },
     alwaysOn: false,
     // The number is for a pairing code: the same rule as connect's, checked before anything is stored.

@@ -2,6 +2,7 @@
 import { makeWASocket } from 'baileys';
 import type {
   BaileysEventMap,
+  ChatModification,
   GroupMetadata,
   MessageRelayOptions,
   proto,
@@ -41,6 +42,7 @@ export interface WaSocket {
   getBusinessProfile(jid: string): Promise<unknown>;
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
+  chatModify(mod: ChatModification, jid: string): Promise<void>;
   updateProfilePicture(jid: string, content: WAMediaUpload): Promise<void>;
   removeProfilePicture(jid: string): Promise<void>;
   updateBlockStatus(jid: string, action: 'block' | 'unblock'): Promise<void>;

@@ -264,6 +264,47 @@ const outboxBrokerWants: Migration = {
   },
 };
 
+/**
+ * The history store (`history/`): chats and contacts, one row per address and instance; a chat's messages newest
+ * first by index (findMessages pages one chat alike with a thousand or a million messages stored); a message's status
+ * history by message again (findMessages' `MessageUpdate`, findStatusMessage: one index more per status row).
+ */
+const history: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('chats')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('remote_jid', 'text', (c) => c.notNull())
+      .addColumn('name', 'text')
+      .addColumn('unread_messages', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('archived', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('marked_unread', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('labels', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('last_message_at', 'bigint')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('chats_address').on('chats').columns(['instance_id', 'remote_jid']).unique().execute();
+    await db.schema.createIndex('chats_recent').on('chats').columns(['instance_id', 'last_message_at']).execute();
+    await db.schema
+      .createTable('contacts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('remote_jid', 'text', (c) => c.notNull())
+      .addColumn('push_name', 'text')
+      .addColumn('profile_pic_url', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('contacts_address').on('contacts').columns(['instance_id', 'remote_jid']).unique().execute();
+    // Replaces messages_chat (by chat and created_at, which nothing ordered by): the same number of indexes per send.
+    await db.schema.createIndex('messages_chat_time').on('messages').columns(['instance_id', 'remote_jid', 'message_timestamp', 'id']).execute();
+    await db.schema.dropIndex('messages_chat').execute();
+    await db.schema.createIndex('message_status_message').on('message_status').columns(['message_id', 'id']).execute();
+  },
+};
+
 /** An instance's own pacing of its sends, field by field; null: the service's default (PACING_* variables). */
 const pacing: Migration = {
   async up(db: Kysely<unknown>) {
@@ -306,6 +347,7 @@ class ListProvider implements MigrationProvider {
       '0006_pending_deliveries_index': pendingDeliveries(this.dialect),
       '0007_room_for_status_updates': roomForStatusUpdates(this.dialect),
       '0008_outbox_broker_wants': outboxBrokerWants,
+      '0009_history': history,
       '0010_pacing': pacing,
       '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,

@@ -166,6 +166,35 @@ interface BrokerCursorsTable {
   updated_at: number;
 }
 
+/** A chat of an instance: kept up as messages are stored (`history/`), archived and marked unread through the API. */
+export interface ChatsTable {
+  id: string;
+  instance_id: string;
+  remote_jid: string;
+  name: string | null;
+  /** Received messages since the chat was last marked read. */
+  unread_messages: number;
+  archived: number;
+  marked_unread: number;
+  /** Label ids (JSON array); kept for the labels routes. */
+  labels: string;
+  /** The newest stored message's `message_timestamp` (seconds); null for a chat without one. */
+  last_message_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A contact of an instance: a person it exchanged messages with, named by their push name. */
+interface ContactsTable {
+  id: string;
+  instance_id: string;
+  remote_jid: string;
+  push_name: string | null;
+  profile_pic_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -179,5 +208,7 @@ export interface Database {
   session_keys: SessionKeysTable;
   media_blobs: MediaBlobsTable;
   broker_cursors: BrokerCursorsTable;
+  chats: ChatsTable;
+  contacts: ContactsTable;
   sandbox_blocks: SandboxBlocksTable;
 }

@@ -7,6 +7,7 @@ import { jsonInsert } from './pg-json-insert.js';
 import { columnsOf } from './row-columns.js';
 import { sqliteThreadOf } from './sqlite-thread/dialect.js';
 import type { ThreadStatement } from './sqlite-thread/protocol.js';
+import { UpsertRows, type RowMerge, type UpsertSpec } from './upserts.js';
 
 export type BatchedTable = 'messages' | 'message_status' | 'send_queue' | 'outbox' | 'deliveries' | 'media_blobs';
 // Insert order matters only for readability of the store; no foreign keys link these tables.
@@ -20,8 +21,13 @@ export interface RowSink {
   onRollback(hook: () => void): void;
 }
 
+/** A row sink that also takes upserts: rows merged per key within the unit, inserted or merged into a stored row. */
+export interface UpsertSink extends RowSink {
+  upsert(spec: UpsertSpec, key: string, row: Record<string, unknown>, merge?: RowMerge): void;
+}
+
 /** Rows to insert and hooks to run once they are committed: the part of a unit that needs no open transaction. */
-export class RowBuffer implements RowSink {
+export class RowBuffer implements UpsertSink {
   protected readonly rows: { [T in BatchedTable]: Insertable<Database[T]>[] } = {
     messages: [],
     message_status: [],
@@ -30,12 +36,29 @@ export class RowBuffer implements RowSink {
     deliveries: [],
     media_blobs: [],
   };
+  /** Upserted rows, written after the inserts. */
+  protected readonly upserts = new UpsertRows();
   private readonly hooks: (() => void)[] = [];
   private readonly undo: (() => void)[] = [];
 
   /** Queues a row; all queued rows are inserted together before the transaction commits. */
   insert<T extends BatchedTable>(table: T, row: Insertable<Database[T]>): void {
     this.rows[table].push(row);
+  }
+
+  /** Queues a row to insert, or to merge into the stored row it collides with (see `UpsertSpec`); merged per key. */
+  upsert(spec: UpsertSpec, key: string, row: Record<string, unknown>, merge?: RowMerge): void {
+    this.upserts.add(spec, key, row, merge);
+  }
+
+  /** The queued upserts as statements, numbered on from `firstParameter` one after the other (dollar placeholders). */
+  protected takeUpserts(placeholders: Placeholders, firstParameter = 1): CompiledQuery[] {
+    let next = firstParameter;
+    return this.upserts.take((table, rows) => {
+      const statement = multiRowInsert(table, rows, placeholders, next);
+      if (placeholders === 'dollar') next += statement.parameters.length;
+      return statement;
+    }, maxRowsPerInsert);
   }
 
   afterCommit(hook: () => void): void {
@@ -83,6 +106,10 @@ export class RowBuffer implements RowSink {
         if (joined) next += statement.parameters.length;
         statements.push(statement);
       }
+    }
+    for (const statement of this.takeUpserts(placeholders, next)) {
+      if (joined) next += statement.parameters.length;
+      statements.push(statement);
     }
     // PostgreSQL takes at most 65,535 parameters per statement: a larger unit goes as separate statements.
     if (!joined || statements.length <= 1 || next > maxJoinedParameters) return renumbered(statements, joined);

@@ -97,6 +97,7 @@ export class WriteUnit extends RowBuffer {
         statements.push({ ...sqliteGuardedInsert(table, guarded.slice(i, i + maxRowsPerInsert)), role: 'guarded' });
       }
     }
+    for (const upsert of this.takeUpserts('question')) statements.push({ sql: upsert.sql, parameters: upsert.parameters });
     return statements;
   }
 
@@ -136,7 +137,11 @@ export class WriteUnit extends RowBuffer {
         clauses.push(`w${clauses.length} as (${append(guardedInsert(table, guarded.slice(i, i + maxRowsPerInsert), types))})`);
       }
     }
+    // Upserts last, each numbered from $1 (renumbered on as appended); kept for `inTransaction` if the unit is too large.
+    const upserts = this.upserts.peek((table, rows) => multiRowInsert(table, rows, 'dollar', 1), maxRowsPerInsert);
+    for (const upsert of upserts) clauses.push(`w${clauses.length} as (${append(upsert)})`);
     if (parameters.length > maxJoinedParameters || clauses.length === 0) return undefined;
+    this.upserts.clear();
     for (const table of insertOrder) this.rows[table].length = 0;
     return CompiledQuery.raw(`with ${clauses.join(', ')} select ${this.guard ? 'id from g' : '1'}`, parameters);
   }

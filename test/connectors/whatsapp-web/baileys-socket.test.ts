@@ -148,6 +148,9 @@ class FakeSocket implements WaSocket {
   async updateProfileStatus(status: string) {
     this.record('updateProfileStatus', status);
   }
+  async chatModify(mod: unknown, jid: string) {
+    this.record('chatModify', mod, jid);
+  }
   async updateProfilePicture(jid: string, content: unknown) {
     this.record('updateProfilePicture', jid, content);
   }
@@ -950,6 +953,18 @@ describe('sending (at the Baileys socket boundary)', () => {
     expect(w.socket().of('updateProfileStatus')).toEqual([['Open 9-5']]);
   });
 
+  it('archive and mark unread are chatModify patches with the chat and its last message', async () => {
+    const w = await connected();
+    const last = { key: { id: '3EB0LAST', remoteJid: PN, fromMe: false }, messageTimestamp: 1_735_690_000 };
+    await w.connector.chats!.archive(PN, true, last);
+    await w.connector.chats!.archive(PN, false, null);
+    await w.connector.chats!.markUnread(PN, last);
+    expect(w.socket().of('chatModify')).toEqual([
+      [{ archive: true, lastMessages: [last] }, PN],
+      [{ archive: false, lastMessages: [] }, PN],
+      [{ markRead: false, lastMessages: [last] }, PN],
+    ]);
+  });
   it('profile pictures and business profiles: updateProfilePicture / removeProfilePicture on the own address, getBusinessProfile', async () => {
     const w = await connected();
     const profile = w.connector.profile!;

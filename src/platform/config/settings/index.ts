@@ -5,6 +5,7 @@ import { mediaConversion } from './media-conversion.js';
 import { pacing } from './pacing.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
+import { history } from './history.js';
 import { waBusiness, waWeb } from './whatsapp.js';
 
 export const settings = {
@@ -12,6 +13,7 @@ export const settings = {
   ...media,
   ...mediaConversion,
   ...sending,
+  ...history,
   ...pacing,
   ...linking,
   ...webhook,
