@@ -87,7 +87,7 @@ describe.each(targets)('the n8n community node on $name', (target) => {
         ['send-video', { media: mp4Header().toString('base64'), caption: 'clip' }, 'videoMessage'],
         ['send-audio', { media: toneWav().toString('base64'), mimetype: 'audio/wav', fileName: 'tone.wav' }, 'audioMessage'],
         ['send-document', { media: Buffer.from('%PDF-1.4\n%n8n\n').toString('base64'), caption: 'report', fileName: 'r.pdf' }, 'documentMessage'],
-        ['send-poll', { caption: 'Lunch?', options_display: { metadataValues: [{ optionValue: 'Yes' }, { optionValue: 'No' }] } }, 'pollCreationMessageV3'],
+        ['send-poll', { caption: 'Lunch?', options_display: { metadataValues: [{ optionValue: 'Yes' }, { optionValue: 'No' }] } }, 'pollCreationMessage'],
         ['send-contact', { contacts: { contactValues: [{ fullName: 'Ana', wuid: '5511999990000', phoneNumber: '+55 11 99999-0000' }] } }, 'contactMessage'],
         [
           'send-list',
@@ -95,9 +95,22 @@ describe.each(targets)('the n8n community node on $name', (target) => {
             title: 'Menu',
             description: 'Pick one',
             buttonText: 'Open',
-            sections: { sectionValues: [{ title: 'Food', rows: { rowValues: [{ title: 'Pizza', description: 'hot', rowId: 'pizza' }] } }] },
+            sections: {
+              sectionValues: [
+                {
+                  title: 'Food',
+                  rows: {
+                    rowValues: [
+                      { title: 'Pizza', description: 'hot', rowId: 'pizza' },
+                      { title: 'Salad', description: 'cold', rowId: 'salad' },
+                    ],
+                  },
+                },
+              ],
+            },
           },
-          'listMessage',
+          // Sent as a poll (docs/compatibility.md: lists), so two rows at least.
+          'pollCreationMessage',
         ],
         [
           'send-buttons',
