@@ -237,6 +237,7 @@ export function createServices({
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
     ffmpeg,
   });
+  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes, ffmpeg });
   const chatMarks = new ChatMarks({ db: store.db, events, known, kinds, connectorOf, sourceOf });
   const historyReads = new HistoryReads(store.db);
   const chats = new ChatOperations({
@@ -253,7 +254,6 @@ export function createServices({
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
-  const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes });
 
   return {
     priority,

@@ -4,6 +4,8 @@ import type { ConnectorKinds } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance } from '../core/instance.js';
 import { findMessageByKey } from './records.js';
+import { audioToMp4, mp4AudioMimetype } from '../media/audio-mp4.js';
+import type { Ffmpeg } from '../media/ffmpeg.js';
 import type { Db } from '../platform/store/db.js';
 
 export interface MediaDownloadDeps {
@@ -12,6 +14,8 @@ export interface MediaDownloadDeps {
   maxBytes: number;
   connectorOf(instance: Instance): Connector;
   kinds: Pick<ConnectorKinds, 'assertCan'>;
+  /** Converts audio to MP4 (`convertToMp4`). */
+  ffmpeg: Ffmpeg;
 }
 
 /** The media types looked for, in Evolution's order. */
@@ -90,7 +94,7 @@ export class MediaDownloads {
 
   /**
    * The media of `message` (a full message `{key, message}`, or `{key: {id}}` of a stored one) with its plain bytes
-   * as base64. Audio conversion to MP4 is not served yet.
+   * as base64; audio converted to MP4/AAC with `convertToMp4` (other media are answered as they are, as upstream).
    */
   async base64Of(instance: Instance, message: Record<string, unknown>, convertToMp4: boolean): Promise<MediaAnswer> {
     this.deps.kinds.assertCan(instance, 'mediaDownload');
@@ -112,21 +116,26 @@ export class MediaDownloads {
     const mediaType = mediaTypes.find((type) => isRecord(inner[type]));
     if (!mediaType) throw invalidInput('The message is not of the media type');
     const node = inner[mediaType] as Record<string, unknown>;
-    if (convertToMp4 && mediaType === 'audioMessage') {
-      throw invalidInput('convertToMp4 is not supported yet: ask without it to get the audio as it was sent');
-    }
     const connector = this.deps.connectorOf(instance);
     if (!connector.media) throw invalidInput('this connector cannot download media');
-    const bytes = await connector.media.download(node, mediaType, this.deps.maxBytes);
-    const mimetype = typeof node.mimetype === 'string' && node.mimetype !== '' ? node.mimetype : 'application/octet-stream';
-    const fileName = typeof node.fileName === 'string' && node.fileName !== '' ? node.fileName : `${keyId ?? 'media'}.${extensionOf(mimetype)}`;
+    const downloaded = await connector.media.download(node, mediaType, this.deps.maxBytes);
+    const convert = convertToMp4 && mediaType === 'audioMessage';
+    const bytes = convert ? await audioToMp4(this.deps.ffmpeg, downloaded, { field: 'convertToMp4', maxBytes: this.deps.maxBytes }) : downloaded;
+    const sentType = typeof node.mimetype === 'string' && node.mimetype !== '' ? node.mimetype : 'application/octet-stream';
+    // The file name stays the media's own (upstream keeps it when it converts too).
+    const mimetype = convert ? mp4AudioMimetype : sentType;
+    const fileName = typeof node.fileName === 'string' && node.fileName !== '' ? node.fileName : `${keyId ?? 'media'}.${extensionOf(sentType)}`;
     const height = numberOf(node.height);
     const width = numberOf(node.width);
     return {
       mediaType,
       fileName,
       caption: typeof node.caption === 'string' ? node.caption : null,
-      size: { fileLength: numberOf(node.fileLength) ?? bytes.length, ...(height !== undefined ? { height } : {}), ...(width !== undefined ? { width } : {}) },
+      size: {
+        fileLength: convert ? bytes.length : (numberOf(node.fileLength) ?? bytes.length),
+        ...(height !== undefined ? { height } : {}),
+        ...(width !== undefined ? { width } : {}),
+      },
       mimetype,
       base64: bytes.toString('base64'),
       buffer: null,

@@ -41,7 +41,7 @@ const MediaBody = Type.Object({
     },
     { additionalProperties: true, description: 'A full message {key, message} (e.g. the data of a messages.upsert event), or {key: {id}} of a stored one' },
   ),
-  convertToMp4: Type.Optional(Type.Boolean({ description: 'Audio only; not supported yet (400)' })),
+  convertToMp4: Type.Optional(Type.Boolean({ description: 'Audio only: answered as MP4 with AAC (audio/mp4)' })),
 });
 
 /** A protocol message that left (Evolution's raw form: enums as names, 64-bit numbers as strings). */

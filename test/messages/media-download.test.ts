@@ -6,6 +6,7 @@ import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } fr
 import { uniqueName } from '../support/unique.js';
 import { expect400 } from '../support/answers.js';
 import { sandboxParty as party, type Party } from '../support/sandbox-party.js';
+import { isOggOpus, sine } from '../support/media-fixtures.js';
 
 const targets = await storeTargets();
 
@@ -69,7 +70,25 @@ describe.each(targets)('getBase64FromMediaMessage over HTTP on $name', (target) 
       expect(Buffer.from(res.body.base64, 'base64').equals(pdf)).toBe(true);
     });
 
-    it('answers 400 for unknown, non-media and undecryptable messages, and for convertToMp4 (not supported yet)', async () => {
+    it('answers a received voice note as it was sent, and as MP4 with AAC with convertToMp4', async () => {
+      const sent = await t.api('POST', `message/sendWhatsAppAudio/${a.name}`, { body: { number: b.number, audio: (await sine('mp3')).toString('base64') } });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+      const id = sent.body.key.id;
+      await rx.waitFor(() => rx.of('messages.upsert', b.name).some((e) => e.body.data.key.id === id), 10_000);
+      const path = `chat/getBase64FromMediaMessage/${b.name}`;
+      const asSent = await t.api('POST', path, { body: { message: { key: { id } } } });
+      expect(asSent.status, JSON.stringify(asSent.body)).toBe(201);
+      expect(asSent.body).toMatchObject({ mediaType: 'audioMessage', mimetype: 'audio/ogg; codecs=opus' });
+      expect(isOggOpus(Buffer.from(asSent.body.base64, 'base64'))).toBe(true);
+      const mp4 = await t.api('POST', path, { body: { message: { key: { id } }, convertToMp4: true } });
+      expect(mp4.status, JSON.stringify(mp4.body)).toBe(201);
+      const bytes = Buffer.from(mp4.body.base64, 'base64');
+      expect(mp4.body).toMatchObject({ mediaType: 'audioMessage', mimetype: 'audio/mp4', fileName: asSent.body.fileName, size: { fileLength: bytes.length } });
+      expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+      expect(bytes.includes(Buffer.from('mp4a'))).toBe(true);
+    });
+
+    it('answers 400 for unknown, non-media and undecryptable messages, and for audio whose keys do not open it', async () => {
       const path = `chat/getBase64FromMediaMessage/${b.name}`;
       expect400(await t.api('POST', path, { body: { message: { key: { id: 'NOPE' } } } }), 'Message not found');
       expect400(await t.api('POST', path, { body: {} }), 'message is required');
@@ -90,7 +109,7 @@ describe.each(targets)('getBase64FromMediaMessage over HTTP on $name', (target) 
       const wrapped = { key: upsert.key, message: { viewOnceMessageV2: { message: { imageMessage: upsert.message.imageMessage } } } };
       expect((await t.api('POST', path, { body: { message: wrapped } })).status).toBe(201);
       const audio = { key: { id: 'X' }, message: { audioMessage: { ...upsert.message.imageMessage, mimetype: 'audio/ogg; codecs=opus' } } };
-      expect400(await t.api('POST', path, { body: { message: audio, convertToMp4: true } }), /convertToMp4 is not supported yet/);
+      expect400(await t.api('POST', path, { body: { message: audio, convertToMp4: true } }), /could not be decrypted/);
     });
 
     it('answers 400 "Method not available" on an EVOLUTION instance', async () => {
