@@ -98,6 +98,8 @@ describe.each(targets)('paced sends over HTTP on $name', (target) => {
       const a = await party(t, rx, 'pace-n');
       const before = await send(a, b, 'hello b');
       await waitFor(() => left(before), 5000, { what: 'the unpaced send' });
+      // The webhook delivering send.message may come a moment after the stored status.
+      await waitFor(() => announced(a).length === 1, 5000, { what: "the unpaced send's send.message" });
       expect(announced(a)[0]).not.toHaveProperty('pacingWaitMs');
       expect(
         (
