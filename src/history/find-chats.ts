@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../platform/store/types.js';
 import type { ChatsTable } from '../platform/store/schema.js';
-import { recordFromRow } from '../messages/records.js';
+import { messageRecordColumns, recordFromRow, storedKeyOf } from '../messages/records.js';
 import { isoDate, type TimeRange } from './filters.js';
 
 export interface ChatFilter {
@@ -61,22 +61,7 @@ export async function findChats(db: Db, instanceId: string, filter: ChatFilter, 
 async function lastMessageOf(db: Db, instanceId: string, remoteJid: string) {
   const row = await db
     .selectFrom('messages')
-    .select([
-      'id',
-      'instance_id',
-      'key_id',
-      'remote_jid',
-      'remote_jid_alt',
-      'from_me',
-      'participant',
-      'participant_alt',
-      'push_name',
-      'message_type',
-      'content',
-      'status',
-      'message_timestamp',
-      'source',
-    ])
+    .select(messageRecordColumns)
     .where('instance_id', '=', instanceId)
     .where('remote_jid', '=', remoteJid)
     .orderBy('message_timestamp', 'desc')
@@ -87,7 +72,7 @@ async function lastMessageOf(db: Db, instanceId: string, remoteJid: string) {
   const record = recordFromRow({ ...row, message_timestamp: Number(row.message_timestamp) });
   return {
     id: record.id,
-    key: { remoteJid: record.remoteJid, fromMe: record.fromMe, id: record.keyId, ...(record.participant ? { participant: record.participant } : {}) },
+    key: storedKeyOf(record),
     pushName: record.pushName ?? '',
     participant: record.participant,
     messageType: record.messageType,

@@ -1,6 +1,6 @@
 // findMessages: a page of an instance's stored messages, newest first, each with its status history.
 import type { Db } from '../platform/store/types.js';
-import { recordFromRow, type MessageRecord } from '../messages/records.js';
+import { messageRecordColumns, recordFromRow, storedKeyOf, type MessageRecord } from '../messages/records.js';
 import type { TimeRange } from './filters.js';
 
 export interface MessageFilter {
@@ -19,14 +19,7 @@ export interface MessageFilter {
 function presentStoredMessage(record: MessageRecord, statuses: string[]) {
   return {
     id: record.id,
-    key: {
-      remoteJid: record.remoteJid,
-      fromMe: record.fromMe,
-      id: record.keyId,
-      ...(record.participant ? { participant: record.participant } : {}),
-      ...(record.remoteJidAlt ? { remoteJidAlt: record.remoteJidAlt } : {}),
-      ...(record.participantAlt ? { participantAlt: record.participantAlt } : {}),
-    },
+    key: storedKeyOf(record),
     pushName: record.pushName ?? '',
     messageType: record.messageType,
     message: record.content,
@@ -70,22 +63,7 @@ export async function findMessages(db: Db, instanceId: string, filter: MessageFi
       .select((eb) => eb.fn.countAll<number | string>().as('total'))
       .executeTakeFirst(),
     filtered(db, instanceId, filter)
-      .select([
-        'id',
-        'instance_id',
-        'key_id',
-        'remote_jid',
-        'remote_jid_alt',
-        'from_me',
-        'participant',
-        'participant_alt',
-        'push_name',
-        'message_type',
-        'content',
-        'status',
-        'message_timestamp',
-        'source',
-      ])
+      .select(messageRecordColumns)
       .orderBy('message_timestamp', 'desc')
       .orderBy('id', 'desc')
       .limit(page.size)

@@ -25,23 +25,35 @@ export interface MessageRecord {
 }
 
 /** The columns of a stored message that make its record. */
-export type MessageRecordRow = Pick<
-  Selectable<MessagesTable>,
-  | 'id'
-  | 'instance_id'
-  | 'key_id'
-  | 'remote_jid'
-  | 'remote_jid_alt'
-  | 'from_me'
-  | 'participant'
-  | 'participant_alt'
-  | 'push_name'
-  | 'message_type'
-  | 'content'
-  | 'status'
-  | 'message_timestamp'
-  | 'source'
->;
+export const messageRecordColumns = [
+  'id',
+  'instance_id',
+  'key_id',
+  'remote_jid',
+  'remote_jid_alt',
+  'from_me',
+  'participant',
+  'participant_alt',
+  'push_name',
+  'message_type',
+  'content',
+  'status',
+  'message_timestamp',
+  'source',
+] as const;
+export type MessageRecordRow = Pick<Selectable<MessagesTable>, (typeof messageRecordColumns)[number]>;
+
+/** A stored message's key as the history answers it: both addresses of the chat and of a group sender, when known. */
+export function storedKeyOf(record: MessageRecord) {
+  return {
+    remoteJid: record.remoteJid,
+    fromMe: record.fromMe,
+    id: record.keyId,
+    ...(record.participant ? { participant: record.participant } : {}),
+    ...(record.remoteJidAlt ? { remoteJidAlt: record.remoteJidAlt } : {}),
+    ...(record.participantAlt ? { participantAlt: record.participantAlt } : {}),
+  };
+}
 
 export function recordFromRow(row: MessageRecordRow): MessageRecord {
   return {
