@@ -204,6 +204,8 @@ describe.each(targets)('the n8n community node on $name', (target) => {
       const seen = await run('chat-api', 'fetch-profile-picture', { instanceName: b.name, number: a.number });
       expect(seen.profilePictureUrl).toEqual(expect.any(String));
       expect(await run('profile-api', 'remove-profile-picture', { instanceName: a.name })).toEqual({ update: 'success' });
+      // The instance's own presence (an instance operation of the node, as it sends it).
+      expect(await run('instances-api', 'set-presence', { instanceName: a.name, presence: 'unavailable' })).toEqual({ presence: 'unavailable' });
       const privacy = { readreceipts: 'none', profile: 'contacts', status: 'contacts', online: 'match_last_seen', last: 'none', groupadd: 'contacts' };
       await run('profile-api', 'update-privacy-settings', { instanceName: a.name, ...privacy });
       expect(await run('profile-api', 'fetch-privacy-settings', { instanceName: a.name })).toEqual(privacy);
