@@ -160,7 +160,7 @@ export const operations = {
     env: 'METRICS_ENABLED',
     default: false,
     meaning:
-      'Serve Prometheus metrics at `GET /metrics` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.',
+      'Serve Prometheus metrics at `GET /metrics`: the standard `process_*`/`nodejs_*` ones, and `switchboard_*` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.',
   }),
   nodeId: text({
     env: 'NODE_ID',
