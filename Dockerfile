@@ -3,8 +3,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# npm ci refuses this lock file (npm 11 leaves out rollup's per-platform optional packages); install uses the locked versions.
-RUN npm install --no-audit --no-fund
+# Exactly the locked versions (the lock file holds every platform's optional packages, so npm 10 and 11 both accept it).
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev

@@ -27,6 +27,12 @@ async function main(): Promise<void> {
       `\nGenerated global API key (stored in ${resolve(config.dataDir, 'global-api-key')}):\n\n    ${global.key}\n\nSet AUTHENTICATION_API_KEY to choose your own.\n\n`,
     );
   }
+  if (global.staleFileRemoved) {
+    logger.info(
+      { file: resolve(config.dataDir, 'global-api-key') },
+      'AUTHENTICATION_API_KEY is set and wins: removed the global key generated before, which no longer opens anything',
+    );
+  }
   const store = await openStore(config.databaseUri);
   const services = createServices({
     config,

@@ -1,4 +1,4 @@
-// Prometheus metrics of the service: outbox depth, deliveries by result, delivery latency, sends, pacing waits, per instance.
+// Prometheus metrics: the standard process_*/nodejs_* ones unprefixed, and Switchboard's own (switchboard_*) per instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../platform/store/db.js';
 import { isPending } from '../sinks/webhook/queries.js';
@@ -13,7 +13,8 @@ export class Metrics {
   private readonly pacingWaits: Histogram<'instance'>;
 
   constructor(db: Db) {
-    collectDefaultMetrics({ register: this.registry, prefix: 'switchboard_process_' });
+    // Standard names, so stock Node.js dashboards match them; Switchboard's own metrics below carry `switchboard_`.
+    collectDefaultMetrics({ register: this.registry });
     this.deliveries = new Counter({
       name: 'switchboard_webhook_deliveries_total',
       help: 'Webhook delivery attempts by result',

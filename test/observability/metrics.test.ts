@@ -1,4 +1,4 @@
-// Prometheus metrics over HTTP: off by default, and when on, outbox depth, delivery results and latency per instance.
+// Prometheus metrics over HTTP: off by default; when on, the standard process/Node.js names and Switchboard's own per instance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
@@ -25,6 +25,23 @@ describe.each(targets)('metrics on $name', (target) => {
 
     it('is not served unless METRICS_ENABLED', async () => {
       expect((await off.api('GET', '/metrics', { key: null })).status).toBe(404);
+    });
+
+    it('serves the standard process and Node.js metrics under their own names, and no doubled prefix', async () => {
+      const answer = await t.api('GET', '/metrics', { key: null });
+      expect(answer.status).toBe(200);
+      const text = String(answer.body);
+      for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+        expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
+      }
+      expect(text).not.toMatch(/switchboard_process_/);
+      const names = [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
+      const standard = (name: string) => name.startsWith('process_') || name.startsWith('nodejs_');
+      expect(names.filter((name) => !standard(name) && !name.startsWith('switchboard_'))).toEqual([]);
+      expect(names.filter((name) => /^switchboard_.*(process_|nodejs_)/.test(name))).toEqual([]);
+      expect(names).toEqual(
+        expect.arrayContaining(['switchboard_webhook_deliveries_total', 'switchboard_outbox_pending_deliveries', 'switchboard_send_queue_pending']),
+      );
     });
 
     it('shows pending deliveries, then delivery results and latency for the instance', async () => {

@@ -1,5 +1,5 @@
 // Files the service keeps in DATA_DIR: the generated global API key and the secrets key.
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { generateApiKey } from './api-keys.js';
@@ -11,12 +11,25 @@ function readOrCreate(path: string, create: () => string): { value: string; crea
   return { value, created: true };
 }
 
-/** The global key from config, or the one generated on first start and kept in DATA_DIR. */
+/** Where the generated global key is kept. */
+function globalApiKeyFile(dataDir: string): string {
+  return join(dataDir, 'global-api-key');
+}
+
+/**
+ * The global key from config, or the one generated on first start and kept in DATA_DIR. A configured key wins: a
+ * generated file left from before no longer opens anything, so it is removed (`staleFileRemoved` says so, for the log).
+ */
 export function resolveGlobalApiKey(dataDir: string, configured: string | undefined) {
-  if (configured) return { key: configured, generated: false };
+  const file = globalApiKeyFile(dataDir);
+  if (configured) {
+    const staleFileRemoved = existsSync(file);
+    if (staleFileRemoved) rmSync(file, { force: true });
+    return { key: configured, generated: false, staleFileRemoved };
+  }
   mkdirSync(dataDir, { recursive: true });
-  const { value, created } = readOrCreate(join(dataDir, 'global-api-key'), generateApiKey);
-  return { key: value, generated: created };
+  const { value, created } = readOrCreate(file, generateApiKey);
+  return { key: value, generated: created, staleFileRemoved: false };
 }
 
 /** The key that seals stored secrets: SECRETS_KEY (base64, 32 bytes) or one generated in DATA_DIR. */

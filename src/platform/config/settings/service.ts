@@ -3,6 +3,13 @@ import { hostname } from 'node:os';
 import { computed, decimal, flag, matching, optionalText, parsed, text, wholeNumber, withoutTrailingSlashes } from '../declare.js';
 import { logLevelFrom, type LogLevel } from '../log-level.js';
 
+/** The global key opens every instance: as long as instance keys at least, and how to make one when it is not (never the key itself). */
+const minGlobalKeyLength = 16;
+const strongGlobalKey = (key: string | undefined) =>
+  key === undefined || key.length >= minGlobalKeyLength
+    ? undefined
+    : `must be at least ${minGlobalKeyLength} characters (got ${key.length}); make a strong one with \`openssl rand -hex 24\` or \`node -e "console.log(require('crypto').randomBytes(24).toString('hex'))"\``;
+
 const port = wholeNumber({ env: 'SERVER_PORT', default: 8080, min: 0, max: 65535, meaning: 'HTTP port.' });
 
 export const server = {
@@ -17,7 +24,9 @@ export const server = {
   globalApiKey: optionalText({
     env: 'AUTHENTICATION_API_KEY',
     shownDefault: '(generated)',
-    meaning: 'Global API key. When unset, one is generated on first start, stored in `DATA_DIR/global-api-key` and printed once.',
+    checks: [strongGlobalKey],
+    meaning:
+      'Global API key, 16 characters or more (`openssl rand -hex 24` makes one). When unset, one is generated on first start, stored in `DATA_DIR/global-api-key` and printed once; once set, it wins and that generated file is removed.',
   }),
   exposeApiKeyInEvents: flag({
     env: 'AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES',
@@ -160,7 +169,7 @@ export const operations = {
     env: 'METRICS_ENABLED',
     default: false,
     meaning:
-      'Serve Prometheus metrics at `GET /metrics` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.',
+      'Serve Prometheus metrics at `GET /metrics`: the standard `process_*`/`nodejs_*` ones, and `switchboard_*` (outbox depth, deliveries by result, delivery latency, send queue, per instance). Unauthenticated: expose it only to your monitoring network.',
   }),
   nodeId: text({
     env: 'NODE_ID',
