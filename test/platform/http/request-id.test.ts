@@ -59,6 +59,13 @@ describe.each(targets)('request ids on $name', (target) => {
     expect(kept.headers.get('x-request-id')).toBe(longest);
   });
 
+  it('lets a browser page read the id (CORS exposes the header)', async () => {
+    t = await startApp(target);
+    const answer = await t.api('GET', 'instance/fetchInstances', { headers: { origin: 'https://app.example' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-expose-headers')).toMatch(/\bX-Request-Id\b/);
+  });
+
   it("puts the request's id on each of its log lines", async () => {
     const captured = capturedLogger('debug');
     t = await startApp(target, { LOG_LEVEL: 'debug' }, captured.logger);

@@ -36,8 +36,12 @@ async function serviceLines(format: string) {
     const answer = await fetch(`${base}/messenger/instance/fetchInstances`, { headers: { apikey: key, 'x-request-id': requestId } });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('x-request-id')).toBe(requestId);
-    await waitFor(() => service.output.join('').includes('request completed'), 10_000, { what: () => service.output.join('') });
-    const lines = service.output.join('').split('\n').filter(Boolean);
+    // The health checks that waited for the service log access lines too: wait for this request's own last line.
+    const completedLine = (line: string) => line.includes(requestId) && line.includes('request completed');
+    await waitFor(() => service.output.join('').split('\n').some(completedLine), 10_000, { what: () => service.output.join('') });
+    // Whole lines only: the service is killed while it may still be writing one.
+    const output = service.output.join('');
+    const lines = output.slice(0, output.lastIndexOf('\n')).split('\n').filter(Boolean);
     return { lines, requestId, key };
   } finally {
     await killService(service);
