@@ -8,6 +8,7 @@ import { registerAuth } from './platform/http/auth.js';
 import { registerCors } from './platform/http/cors.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { lazyRequestLoggers } from './platform/http/request-logger.js';
+import { registerRequestIdHeader, requestIdOf } from './platform/http/request-id.js';
 import { registerJsonBodyParser } from './platform/http/json-body.js';
 import { documentErrorAnswers } from './platform/http/openapi-errors.js';
 import { instanceRoutes } from './instances/routes.js';
@@ -36,12 +37,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // every request's child logger rebuild its log methods.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     childLoggerFactory: lazyRequestLoggers,
+    // The id is chosen by requestIdOf (a client's sane x-request-id, else a UUID), never taken from a header unchecked.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
   base.removeContentTypeParser('text/plain');
   registerJsonBodyParser(base);
   registerErrorHandling(base);
+  registerRequestIdHeader(base);
   registerCors(base, config.corsOrigin);
   base.addHook('onRequest', (_request, _reply, done) => {
     services.priority.noteRequest();

@@ -3,6 +3,7 @@ import 'dotenv/config';
 import { resolve } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './platform/config.js';
 import { createLogger } from './platform/logger.js';
+import { logDestination } from './platform/log-format.js';
 import { openStore } from './platform/store/db.js';
 import { createServices } from './services.js';
 import { buildApp } from './app.js';
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   const global = resolveGlobalApiKey(config.dataDir, config.globalApiKey);
   if (global.generated) {
     // Printed once, on the start that generated it; it is kept in DATA_DIR/global-api-key.

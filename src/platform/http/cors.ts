@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { originAllowed } from './origin.js';
 
 const allowedMethods = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-const defaultAllowedHeaders = 'apikey, content-type, idempotency-key';
+const defaultAllowedHeaders = 'apikey, content-type, idempotency-key, x-request-id';
 const preflightMaxAgeSeconds = '600';
 
 /**
@@ -15,7 +15,7 @@ export function registerCors(app: FastifyInstance, setting: string): void {
   app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
     if (origin === undefined || !originAllowed(origin, setting)) return done();
-    reply.header('access-control-allow-origin', origin).header('vary', 'Origin').header('access-control-expose-headers', 'Idempotent-Replayed');
+    reply.header('access-control-allow-origin', origin).header('vary', 'Origin').header('access-control-expose-headers', 'Idempotent-Replayed, X-Request-Id');
     if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return done();
     void reply
       .header('access-control-allow-methods', allowedMethods)

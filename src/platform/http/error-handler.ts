@@ -6,6 +6,7 @@ import { CodedError } from '../../core/errors.js';
 import { TransientConnectorError } from '../../core/connector.js';
 import { envelope, statusOf } from './error-envelope.js';
 import { describeValidationError } from './validation-messages.js';
+import { requestIdHeader } from './request-id.js';
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | CodedError, request, reply) => {
@@ -54,14 +55,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * Failures of the router itself (Fastify's `frameworkErrors`): a path that is not valid percent-encoding, or a path
  * parameter past the router's length limit, answered in the same envelope as every other error.
  */
-export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message =
     error.code === 'FST_ERR_BAD_URL'
       ? 'the URL path is not valid: a "%" must start an escape such as %20'
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? 'a path parameter is too long: instance names are 1 to 64 characters'
         : error.message;
-  void reply.status(400).send(envelope(400, [message]));
+  // Sent before any hook runs, so the request id header is set here.
+  void reply
+    .status(400)
+    .header(requestIdHeader, request.id)
+    .send(envelope(400, [message]));
 }
 
 /**

@@ -1,27 +1,9 @@
 // What the service logs about API requests: no access lines unless debugging, and never keys or message text.
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/platform/logger.js';
-import type { LogLevel } from '../../../src/platform/config.js';
 import { linkedSandbox, startApp, storeTargets, type TestApp } from '../../support/harness.js';
+import { capturedLogger } from '../../support/captured-logger.js';
 
 const [sqlite] = await storeTargets();
-
-/** A logger at `level` whose lines are kept, parsed, in `lines`. */
-function capturedLogger(level: LogLevel) {
-  const lines: Record<string, unknown>[] = [];
-  const raw: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        raw.push(line);
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      done();
-    },
-  });
-  return { logger: createLogger(level, destination), lines, raw };
-}
 
 describe('request logging', () => {
   let t: TestApp | undefined;

@@ -6,10 +6,12 @@ import { pacing } from './pacing.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
 import { history } from './history.js';
+import { logging } from './logging.js';
 import { waBusiness, waWeb } from './whatsapp.js';
 
 export const settings = {
   ...server,
+  ...logging,
   ...media,
   ...mediaConversion,
   ...sending,
