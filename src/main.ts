@@ -7,6 +7,8 @@ import { openStore } from './platform/store/db.js';
 import { createServices } from './services.js';
 import { buildApp } from './app.js';
 import { resolveGlobalApiKey, resolveSecretsKey } from './platform/util/data-dir.js';
+import { ensurePortFree, listenFailure } from './platform/net/port-check.js';
+import { startupFailureText } from './platform/startup-error.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -27,6 +29,8 @@ async function main(): Promise<void> {
       `\nGenerated global API key (stored in ${resolve(config.dataDir, 'global-api-key')}):\n\n    ${global.key}\n\nSet AUTHENTICATION_API_KEY to choose your own.\n\n`,
     );
   }
+  // A port in use stops the start here, before the store is opened or any connector started.
+  await ensurePortFree(config.host, config.port);
   const store = await openStore(config.databaseUri);
   const services = createServices({
     config,
@@ -37,7 +41,9 @@ async function main(): Promise<void> {
   });
   await services.start();
   const app = await buildApp(services);
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+    throw listenFailure(error, config.host, config.port);
+  });
   logger.info({ port: config.port, store: store.dialect }, 'switchboard listening');
 
   let stopping = false;
@@ -57,6 +63,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`switchboard failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // One line naming the setting to fix; the stack only when debugging (the configuration may not have loaded).
+  const debugging = /^(debug|trace)$/i.test(process.env.LOG_LEVEL?.trim() ?? '');
+  process.stderr.write(startupFailureText(error, debugging));
   process.exit(1);
 });
