@@ -62,21 +62,11 @@ describe.skipIf(!pgUp)('a store opened with ?schema= on PostgreSQL', () => {
       expect(inPublic).toEqual([{ instances: null, migrations: null }]);
       const path = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(store.db);
       expect(path.rows[0]?.path).toBe(schema);
-      const now = Date.now();
       await store.db
-        .insertInto('instances')
-        .values({
-          id: 'uri-schema-1',
-          name: 'uri-schema',
-          integration: 'SANDBOX',
-          status: 'close',
-          apikey_hash: `hash-${schema}`,
-          apikey_sealed: 'sealed',
-          created_at: now,
-          updated_at: now,
-        })
+        .insertInto('outbox')
+        .values({ id: 'e-1', instance_id: 'i', instance_name: 'uri-schema', event: 'MESSAGES_UPSERT', body: '{}', created_at: Date.now() })
         .execute();
-      const stored = await pgQuery<{ name: string }>(`select name from ${schema}.instances`);
+      const stored = await pgQuery<{ name: string }>(`select instance_name as name from ${schema}.outbox`);
       expect(stored).toEqual([{ name: 'uri-schema' }]);
     } finally {
       await store.close();
@@ -86,18 +76,17 @@ describe.skipIf(!pgUp)('a store opened with ?schema= on PostgreSQL', () => {
   it('finds the schema migrated on the next start, with its rows', async () => {
     const { schema, uri } = uriWithSchema();
     const first = await openStore(uri);
-    const now = Date.now();
     await first.db
-      .insertInto('instances')
-      .values({ id: 'again-1', name: 'again', integration: 'SANDBOX', status: 'close', apikey_hash: 'h', apikey_sealed: 's', created_at: now, updated_at: now })
+      .insertInto('outbox')
+      .values({ id: 'e-1', instance_id: 'i', instance_name: 'again', event: 'MESSAGES_UPSERT', body: '{}', created_at: Date.now() })
       .execute();
     await first.close();
     const migrations = await pgQuery<{ n: string }>(`select count(*)::text as n from ${schema}.kysely_migration`);
     const second = await openStore(uri);
     try {
       expect(await pgQuery<{ n: string }>(`select count(*)::text as n from ${schema}.kysely_migration`)).toEqual(migrations);
-      const names = await second.db.selectFrom('instances').select('name').execute();
-      expect(names).toEqual([{ name: 'again' }]);
+      const names = await second.db.selectFrom('outbox').select('instance_name').execute();
+      expect(names).toEqual([{ instance_name: 'again' }]);
     } finally {
       await second.close();
     }
