@@ -90,7 +90,7 @@ describe('start-up failures of the database', () => {
 
   it('names an SQLite path that cannot be opened', async () => {
     const failure = await failedStart({ DATABASE_CONNECTION_URI: `file:${dir}` });
-    expectOneLine(failure, /^DATABASE_CONNECTION_URI: cannot open the SQLite database at .+ \(cannot open the file/);
+    expectOneLine(failure, /^DATABASE_CONNECTION_URI: cannot open the SQLite database at .+ \(unable to open database file/);
   }, 90_000);
 
   it('names a schema that is not a plain identifier', async () => {

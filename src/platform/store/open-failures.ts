@@ -50,7 +50,7 @@ const fileProblems: Record<string, string> = {
   EROFS: 'read-only file system',
   ENOSPC: 'no space left on the device',
   EISDIR: 'the path is a folder',
-  SQLITE_CANTOPEN: 'cannot open the file; check that the path is not a folder and that this user may write there',
+  SQLITE_CANTOPEN: 'unable to open database file; check that the path is not a folder and that this user may write there',
   SQLITE_NOTADB: 'the file is not an SQLite database',
   SQLITE_READONLY: 'the file is read-only',
   SQLITE_PERM: 'permission denied',
