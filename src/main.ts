@@ -41,7 +41,10 @@ async function main(): Promise<void> {
   });
   await services.start();
   const app = await buildApp(services);
-  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+  await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+    // Taken between the check and now: stop what started, then report it as the check would have.
+    await services.stop();
+    await store.close();
     throw listenFailure(error, config.host, config.port);
   });
   logger.info({ port: config.port, store: store.dialect }, 'switchboard listening');
