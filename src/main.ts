@@ -8,6 +8,8 @@ import { openStore } from './platform/store/db.js';
 import { createServices } from './services.js';
 import { buildApp } from './app.js';
 import { resolveGlobalApiKey, resolveSecretsKey } from './platform/util/data-dir.js';
+import { ensurePortFree, listenFailure } from './platform/net/port-check.js';
+import { startupFailureText } from './platform/startup-error.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -34,6 +36,8 @@ async function main(): Promise<void> {
       'AUTHENTICATION_API_KEY is set and wins: removed the global key generated before, which no longer opens anything',
     );
   }
+  // A port in use stops the start here, before the store is opened or any connector started.
+  await ensurePortFree(config.host, config.port);
   const store = await openStore(config.databaseUri);
   const services = createServices({
     config,
@@ -44,7 +48,12 @@ async function main(): Promise<void> {
   });
   await services.start();
   const app = await buildApp(services);
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+    // Taken between the check and now: stop what started, then report it as the check would have.
+    await services.stop();
+    await store.close();
+    throw listenFailure(error, config.host, config.port);
+  });
   logger.info({ port: config.port, store: store.dialect }, 'switchboard listening');
 
   let stopping = false;
@@ -64,6 +73,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`switchboard failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // One line naming the setting to fix; the stack only when debugging (the configuration may not have loaded).
+  const debugging = /^(debug|trace)$/i.test(process.env.LOG_LEVEL?.trim() ?? '');
+  process.stderr.write(startupFailureText(error, debugging));
   process.exit(1);
 });

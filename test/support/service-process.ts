@@ -31,6 +31,8 @@ export async function freePort(): Promise<number> {
 export interface Service {
   child: ChildProcess;
   output: string[];
+  /** What the service wrote to standard error alone (start-up failures are asserted on it). */
+  errors: string[];
   exited: Promise<number | null>;
 }
 
@@ -46,11 +48,15 @@ export function startService(env: Record<string, string>): Service {
   });
   children.add(child);
   const output: string[] = [];
+  const errors: string[] = [];
   child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => {
+    output.push(d.toString());
+    errors.push(d.toString());
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   void exited.then(() => children.delete(child));
-  return { child, output, exited };
+  return { child, output, errors, exited };
 }
 
 /** SIGKILL to the whole process group of a service we started: the wrapper and the service die at once. */

@@ -12,6 +12,9 @@ import { registerSqliteThread, SqliteThreadDialect } from './sqlite-thread/diale
 import { prepareStatements } from './pg-prepared.js';
 import { OneSchemaPostgresDialect } from './pg-one-schema.js';
 import { registerColumnTypes, type ColumnTypes } from './write-unit.js';
+import { isPlainIdentifier, isPostgresUri, readPostgresUri, type PostgresUri } from './pg-uri.js';
+import { postgresOpenFailure, sqliteOpenFailure } from './open-failures.js';
+import { StartupError } from '../startup-error.js';
 
 export type { Db, Dialect, Store, Tx } from './types.js';
 
@@ -25,16 +28,13 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(uri: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (uri.startsWith('postgres://') || uri.startsWith('postgresql://')) {
-    return openPostgres(uri, options);
-  }
+  if (isPostgresUri(uri)) return openPostgres(uri, options);
   if (uri.startsWith('file:')) return openSqlite(uri.slice('file:'.length));
-  throw new Error('DATABASE_CONNECTION_URI must start with file: or postgres://');
+  throw new StartupError('DATABASE_CONNECTION_URI', 'must start with file: (SQLite) or postgres:// (PostgreSQL)');
 }
 
 async function openSqlite(path: string): Promise<Store> {
   const inMemory = path === ':memory:';
-  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
   // 2 KiB pages (a new database only; an existing file keeps its own): every commit writes each page it touches
   // whole, and an accept batch adds a little to each of seven B-trees. Measured: 5.8 KiB written to storage per
   // accepted send instead of 8.3 with 4 KiB pages, and no loss in sends or events per second (bench/RESULTS.md).
@@ -42,7 +42,13 @@ async function openSqlite(path: string): Promise<Store> {
   // Checkpoints run in a thread of their own (see sqlite-checkpointer.ts) instead of inside a commit.
   if (!inMemory) pragmas.push('wal_autocheckpoint = 0');
   // Every statement runs in the SQLite thread, so the event loop never waits for the database.
-  const thread = await SqliteThread.open({ path: inMemory ? ':memory:' : resolve(path), pragmas });
+  let thread: SqliteThread;
+  try {
+    if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
+    thread = await SqliteThread.open({ path: inMemory ? ':memory:' : resolve(path), pragmas });
+  } catch (error) {
+    throw sqliteOpenFailure(error, path);
+  }
   const checkpointer = inMemory
     ? undefined
     : startCheckpointer(resolve(path), { busyMs: 20, idleMs: 250 }, (message) => process.emitWarning(`sqlite checkpoint: ${message}`));
@@ -69,42 +75,50 @@ async function openSqlite(path: string): Promise<Store> {
 }
 
 /**
- * The pool's connection string and session options: the URI's own `options` (pg would let them replace ours), then
- * ours. Statements stay prepared (parsed once) but are planned for their values: a generic plan cached while the
- * tables were still small (a young database) kept scanning them whole once they had grown (4 ms instead of 0.05 ms
- * per status lookup).
+ * The pool's session options: the URI's own `options` (pg would let them replace ours), then ours. Statements stay
+ * prepared (parsed once) but are planned for their values: a generic plan cached while the tables were still small
+ * (a young database) kept scanning them whole once they had grown (4 ms instead of 0.05 ms per status lookup).
  */
-function sessionSettings(uri: string, schema: string | undefined): { connectionString: string; options: string } {
-  let connectionString = uri;
-  let fromUri: string | null = null;
-  try {
-    const url = new URL(uri);
-    fromUri = url.searchParams.get('options');
-    if (fromUri !== null) {
-      url.searchParams.delete('options');
-      connectionString = url.toString();
-    }
-  } catch {
-    // Not a URL: pg reports its own error when connecting.
-  }
+function sessionOptions(fromUri: string | undefined, schema: string | undefined): string {
   const options = [fromUri, '-c plan_cache_mode=force_custom_plan', schema ? `-c search_path=${schema}` : null];
-  return { connectionString, options: options.filter(Boolean).join(' ') };
+  return options.filter(Boolean).join(' ');
+}
+
+/** Connects once, with a bounded wait, and creates the schema when it is missing: a failure here is a start-up line. */
+async function prepareDatabase(uri: PostgresUri, schema: string | undefined): Promise<void> {
+  const client = new pg.Client({ connectionString: uri.connectionString, connectionTimeoutMillis: 15_000 });
+  try {
+    await client.connect();
+    if (schema) await createSchemaIfMissing(client, schema);
+  } catch (error) {
+    throw postgresOpenFailure(error, uri);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Creates the schema unless it exists (a user without CREATE on the database can still use one made for it). */
+async function createSchemaIfMissing(client: pg.Client, schema: string): Promise<void> {
+  const { rowCount } = await client.query('select 1 from pg_catalog.pg_namespace where nspname = $1', [schema]);
+  if (rowCount) return;
+  try {
+    await client.query(`create schema if not exists ${schema}`);
+  } catch (error) {
+    // Another node starting at the same moment created it first.
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  }
 }
 
 async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Store> {
-  const schema = options.schema;
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
-  if (schema) {
-    const admin = new pg.Client({ connectionString: uri });
-    await admin.connect();
-    try {
-      await admin.query(`create schema if not exists ${schema}`);
-    } finally {
-      await admin.end();
-    }
-  }
+  const parsed = readPostgresUri(uri);
+  // The caller's schema (tests isolate runs so), else the URI's `schema` parameter (Evolution's spelling).
+  const schema = options.schema ?? parsed.schema;
+  if (schema !== undefined && !isPlainIdentifier(schema)) throw new Error('invalid schema name');
+  await prepareDatabase(parsed, schema);
   const pool = new pg.Pool({
-    ...sessionSettings(uri, schema),
+    connectionString: parsed.connectionString,
+    options: sessionOptions(parsed.options, schema),
     max: options.poolSize ?? 10,
   });
   pool.on('connect', (client) => prepareStatements(client));

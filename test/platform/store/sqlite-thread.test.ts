@@ -187,10 +187,10 @@ describe('SQLite store thread, opening and closing', () => {
   it('fails to open a path it cannot use as a database, naming it', async () => {
     const folder = join(dir, 'a-folder.db');
     mkdirSync(folder);
-    // SQLite's own reason and code, not only that the thread stopped.
+    // SQLite's own reason and code, not only that the thread stopped; the line names the setting to fix.
     await expect(openStore(`file:${folder}`)).rejects.toMatchObject({
-      message: expect.stringMatching(/cannot open SQLite database .*a-folder\.db: unable to open database file/),
-      code: 'SQLITE_CANTOPEN',
+      message: expect.stringMatching(/^DATABASE_CONNECTION_URI: cannot open the SQLite database at .*a-folder\.db \(unable to open database file/),
+      cause: expect.objectContaining({ code: 'SQLITE_CANTOPEN' }),
     });
   });
 

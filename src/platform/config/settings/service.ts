@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import { computed, decimal, flag, matching, optionalText, parsed, text, wholeNumber, withoutTrailingSlashes } from '../declare.js';
 import { logLevelFrom, type LogLevel } from '../log-level.js';
+import { schemaProblem } from '../../store/pg-uri.js';
 
 /** The global key opens every instance: as long as instance keys at least, and how to make one when it is not (never the key itself). */
 const minGlobalKeyLength = 16;
@@ -36,8 +37,9 @@ export const server = {
   databaseUri: text({
     env: 'DATABASE_CONNECTION_URI',
     default: 'file:./data/switchboard.db',
-    checks: [matching(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)')],
-    meaning: '`file:<path>` for SQLite or `postgres://…` for PostgreSQL. Set on its own: moving `DATA_DIR` does not move the database.',
+    checks: [matching(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)'), (uri) => schemaProblem(uri)],
+    meaning:
+      '`file:<path>` for SQLite or `postgres://…` for PostgreSQL (`?schema=<name>` keeps the tables in that schema, created if missing). Set on its own: moving `DATA_DIR` does not move the database.',
   }),
   dataDir: text({
     env: 'DATA_DIR',
