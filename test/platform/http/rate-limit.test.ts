@@ -107,6 +107,16 @@ describe('rate limiting', () => {
     expect(again.headers.get('x-ratelimit-remaining')).toBe('1');
   });
 
+  it('documents the 429 on every route that needs a key, not on public ones', async () => {
+    t = await startApp(sqlite);
+    const doc = await t.api('GET', 'docs/json');
+    expect(doc.status).toBe(200);
+    const keyed = doc.body.paths['/messenger/message/sendText/{instance}'].post.responses;
+    expect(keyed['429'].description).toContain('Retry-After');
+    expect(Object.keys(keyed['429'].content['application/json'].schema.properties)).toEqual(['status', 'error', 'response']);
+    expect(Object.keys(doc.body.paths['/messenger/sandbox/media/{file}'].get.responses)).not.toContain('429');
+  });
+
   it('limits nothing when RATE_LIMIT_ENABLED is false', async () => {
     t = await startApp(sqlite, { RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_MAX: '1', RATE_LIMIT_UNAUTHENTICATED_MAX: '1' });
     const key = await instanceKey(t, 'rl-e');
