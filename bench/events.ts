@@ -474,6 +474,8 @@ async function runPhase(options: Options, store: string, phase: PhaseName, recei
     'src/main.ts',
     {
       AUTHENTICATION_API_KEY: globalKey,
+      // The bench drives instance keys far past RATE_LIMIT_MAX: it measures the service, not its rate limit.
+      RATE_LIMIT_ENABLED: 'false',
       SERVER_PORT: String(port),
       SERVER_HOST: '127.0.0.1',
       SERVER_URL: base,

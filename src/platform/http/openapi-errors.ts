@@ -6,7 +6,7 @@ const answer = (description: string) => ({ ...ErrorEnvelope, description });
 
 /**
  * Adds to every documented /messenger route the errors it can answer, in the error envelope: 400 (a field and its
- * rule), 401/403 (the key) unless the route is public, 404 for routes naming an instance, 413/415 for routes taking
+ * rule), 401/403 (the key) and 429 (its rate limit) unless the route is public, 404 for routes naming an instance, 413/415 for routes taking
  * a body; public routes are marked as needing no key. Must be registered before the routes.
  */
 export function documentErrorAnswers(app: FastifyInstance): void {
@@ -22,6 +22,7 @@ export function documentErrorAnswers(app: FastifyInstance): void {
     } else {
       errors[401] = answer('No API key, or an unknown one');
       errors[403] = answer('The key does not grant this: an instance key used for another instance, or where the global key is needed');
+      errors[429] = answer("Too many requests for this key (or, without a valid key, from this address): retry after the Retry-After header's seconds");
     }
     if (route.url.includes(':instance')) errors[404] = answer('No instance of that name');
     if (schema.body) {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../../support/harness.js';
 import { sleep, waitFor } from '../../support/wait.js';
 import { registerErrorHandling } from '../../../src/platform/http/error-handler.js';
-import { registerAuth } from '../../../src/platform/http/auth.js';
+import { ApiKeyCallers, registerAuth } from '../../../src/platform/http/auth.js';
 import { silentLogger } from '../../../src/platform/logger.js';
 import { ProviderError, TransientConnectorError, UnsupportedOperationError, type Connector, type OutboundMessage } from '../../../src/core/connector.js';
 import { CloudApiConnector, cloudApiConnectorFactory } from '../../../src/connectors/cloud-api/connector.js';
@@ -428,7 +428,7 @@ describe.each(targets)('WHATSAPP-BUSINESS (Cloud API) on $name', (target) => {
       const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
       registerErrorHandling(app);
       // The real auth hook runs first: the routes must be reachable without any key.
-      registerAuth(app, services.globalApiKey, services.registry);
+      registerAuth(app, new ApiKeyCallers(services.globalApiKey, services.registry), services.registry);
       await app.register(cloudApiWebhookRoutes, {
         prefix: '/messenger',
         settings: s,

@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { connect as natsConnect, type JetStreamManager, type NatsConnection, type Subscription } from 'nats';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerAuth } from '../../../src/platform/http/auth.js';
+import { ApiKeyCallers, registerAuth } from '../../../src/platform/http/auth.js';
 import { registerErrorHandling } from '../../../src/platform/http/error-handler.js';
 import { eventCatalog, type EventName } from '../../../src/core/event-catalog.js';
 import type { BrokerConfig } from '../../../src/sinks/broker-relay/settings.js';
@@ -112,7 +112,7 @@ function relaysFor(t: TestApp, config: BrokerConfig, tuning: BrokerTuning = fast
 async function routesApp(t: TestApp): Promise<FastifyInstance> {
   const app = Fastify({ ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } } });
   registerErrorHandling(app);
-  registerAuth(app, t.globalKey, t.services.registry);
+  registerAuth(app, new ApiKeyCallers(t.globalKey, t.services.registry), t.services.registry);
   for (const sink of t.services.eventSinks) {
     if ((sink.kind === 'rabbitmq' || sink.kind === 'nats') && sink.routes) {
       await app.register(sink.routes, { setSink: (instance, kind, config) => t.services.instances.setSink(instance, kind, config), prefix: '/messenger' });

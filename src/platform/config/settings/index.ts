@@ -3,6 +3,7 @@ import type { SettingValues } from '../tree.js';
 import { linking, media, operations, secrets, sending, server } from './service.js';
 import { mediaConversion } from './media-conversion.js';
 import { pacing } from './pacing.js';
+import { rateLimit } from './rate-limit.js';
 import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
 import { history } from './history.js';
@@ -26,6 +27,7 @@ export const settings = {
   ...rabbitmq,
   ...nats,
   ...operations,
+  ...rateLimit,
 };
 
 /** The configuration the service runs with (see src/platform/config/settings/ for each field's variable and meaning). */
