@@ -20,6 +20,8 @@ import { profileRoutes } from './instances/profile.routes.js';
 import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
+import { defaultManagerRoot, managerPage } from './platform/http/manager-page.js';
+import { activityRoutes } from './observability/activity.routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -83,6 +85,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     logger: services.logger,
     ...(config.metricsEnabled ? { metrics: services.metrics.registry } : {}),
   });
+  await app.register(managerPage, { root: defaultManagerRoot() });
   await app.register(
     async (api) => {
       await api.register(instanceRoutes, {
@@ -94,6 +97,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         logger: services.logger,
       });
       await api.register(settingsRoutes, { instances: services.instances });
+      await api.register(activityRoutes, { instances: services.instances, db: services.store.db });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
