@@ -24,13 +24,14 @@ export function forgetKey(): void {
 export async function openSession(key: string): Promise<Session> {
   const api = new Api(key);
   const own = await api.instances();
-  // Naming an instance that cannot exist: the global key answers an empty list, an instance key 403.
+  // Naming an instance that cannot exist: the global key answers 404 (or an empty list), an instance key 403.
   let kind: Session['kind'] = 'global';
   try {
     await api.instances('-');
   } catch (error) {
-    if (error instanceof ApiError && error.status === 403) kind = 'instance';
-    else throw error;
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 403) kind = 'instance';
+    else if (error.status !== 404) throw error;
   }
   sessionStorage.setItem(storageKey, key);
   return { key, api, kind, ...(kind === 'instance' && own[0] ? { instance: own[0].instance.instanceName } : {}) };

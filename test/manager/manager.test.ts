@@ -1,0 +1,150 @@
+// The manager page in real Chromium against the real service: log in, create and link sandbox instances, chat with
+// statuses ticking, settings and webhook stored, a dead delivery redelivered, an instance key's view, the XSS probe.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startApp, storeTargets, type TestApp } from '../support/harness.js';
+import { chromiumAvailable, launchChromium, loggedInPage } from '../support/browser.js';
+import { uniqueName, uniqueNumber } from '../support/unique.js';
+import { waitFor } from '../support/wait.js';
+
+const available = chromiumAvailable();
+const screenshots = new URL('../../docs/', import.meta.url);
+
+/** A webhook receiver on a port of its own, which can be stopped and started again on the same port. */
+async function receiverOn(port = 0) {
+  const bodies: { event: string; data: unknown }[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    req.on('end', () => {
+      bodies.push(JSON.parse(raw));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    bodies,
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe.skipIf(!available)('the manager page in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  const alice = { name: uniqueName('alice'), number: uniqueNumber('4917') };
+  const bob = { name: uniqueName('bob'), number: uniqueNumber('4917') };
+
+  beforeAll(async () => {
+    const [sqlite] = await storeTargets();
+    t = await startApp(sqlite, { WEBSOCKET_ENABLED: 'true', WEBSOCKET_GLOBAL_EVENTS: 'true', WEBHOOK_RETRY_MAX_ATTEMPTS: '2' });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Creates a SANDBOX instance with the form and links it with "link with number"; the state turns open without reload. */
+  async function createAndLink(p: Page, party: { name: string; number: string }, profileName: string, shot?: string) {
+    await p.goto(`${t.url}/manager#/new`);
+    await p.getByLabel('Name', { exact: true }).fill(party.name);
+    await p.getByRole('button', { name: 'Create instance' }).click();
+    await p.getByRole('heading', { name: `Instance ${party.name} created` }).waitFor();
+    await p.getByRole('button', { name: 'Link it now' }).click();
+    await p.getByTestId('qr').waitFor();
+    if (shot) await p.screenshot({ path: new URL(shot, screenshots).pathname });
+    await p.getByLabel('Phone number').fill(party.number);
+    await p.getByLabel('Profile name (optional)').fill(profileName);
+    await p.getByRole('button', { name: 'Link with number' }).click();
+    await p.getByTestId('linked').waitFor();
+    await p.locator('.instance-head .badge', { hasText: 'open' }).waitFor();
+  }
+
+  it('refuses a wrong key with a message, and logs in with the global key', async () => {
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${t.url}/manager`);
+    await page.screenshot({ path: new URL('manager-login.png', screenshots).pathname });
+    await page.getByLabel('API key').fill('not-the-key-at-all');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByText('That key is not valid').waitFor();
+    expect(await page.getByRole('button', { name: 'Log out' }).count()).toBe(0);
+    await page.getByLabel('API key').fill(t.globalKey);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Instances' }).waitFor();
+    // The key lives in the tab's session storage only, never in the address.
+    expect(page.url()).not.toContain(t.globalKey);
+    expect(await page.evaluate(() => sessionStorage.getItem('switchboard.apikey'))).toBe(t.globalKey);
+  });
+
+  it('creates a SANDBOX instance and links it from the page, the state turning open without reload', async () => {
+    await createAndLink(page, alice, 'Alice', 'manager-link.png');
+    const listed = await t.api('GET', `instance/fetchInstances?instanceName=${alice.name}`);
+    expect(listed.body[0].instance.status).toBe('open');
+    expect(listed.body[0].instance.owner).toBe(`${alice.number}@s.whatsapp.net`);
+    await page.goto(`${t.url}/manager#/`);
+    const row = page.locator(`tr[data-instance="${alice.name}"]`);
+    await row.locator('.badge', { hasText: 'open' }).waitFor();
+    await row.getByText('Alice', { exact: true }).waitFor();
+    await page.screenshot({ path: new URL('manager-instances.png', screenshots).pathname });
+  });
+
+  it('shows a second instance going open live when its code is scanned from outside the page', async () => {
+    await page.goto(`${t.url}/manager#/new`);
+    await page.getByLabel('Name', { exact: true }).fill(bob.name);
+    await page.getByRole('button', { name: 'Create instance' }).click();
+    await page.getByRole('button', { name: 'Link it now' }).click();
+    const qr = await t.api('GET', `instance/connect/${bob.name}`);
+    expect(qr.body.code).toBeTruthy();
+    await page.getByTestId('qr').waitFor();
+    // The phone scans: the page learns it by itself (websocket or polling), without a reload.
+    const scan = await t.api('POST', 'sandbox/scan', { body: { code: qr.body.code, number: bob.number, profileName: 'Bob' } });
+    expect(scan.status).toBe(200);
+    await page.getByTestId('linked').waitFor();
+    await page.locator('.instance-head .badge', { hasText: 'open' }).waitFor();
+    await page.getByText('Bob', { exact: true }).first().waitFor();
+  });
+
+  it('exchanges messages in the chat view, the statuses ticking from sent to delivered to read', async () => {
+    await page.goto(`${t.url}/manager#/instances/${alice.name}/chat`);
+    await page.getByPlaceholder('New chat: number').fill(bob.number);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByLabel('Message', { exact: true }).fill('Hello Bob, from the manager');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const sent = page.locator('.bubble.out', { hasText: 'Hello Bob, from the manager' });
+    await sent.waitFor();
+    // Bob's side, in a tab of its own: the message arrives, and reading it there sends READ back to Alice.
+    const bobPage = await loggedInPage(browser, t.url, t.globalKey);
+    await bobPage.goto(`${t.url}/manager#/instances/${bob.name}/chat`);
+    await bobPage.locator('.chat-item', { hasText: 'Alice' }).click();
+    await bobPage.locator('.bubble.in', { hasText: 'Hello Bob, from the manager' }).waitFor();
+    await expect.poll(() => sent.getAttribute('data-status'), { timeout: 15_000 }).toBe('READ');
+    await sent.locator('.tick-READ').waitFor();
+    const statuses = await t.api('POST', `chat/findStatusMessage/${alice.name}`, { body: { where: { remoteJid: bob.number } } });
+    expect(statuses.body.map((s: { status: string }) => s.status)).toEqual(expect.arrayContaining(['SERVER_ACK', 'DELIVERY_ACK', 'READ']));
+    // Bob answers from his tab; Alice's chat shows it without reload.
+    await bobPage.getByLabel('Message', { exact: true }).fill('Hi Alice!');
+    await bobPage.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.bubble.in', { hasText: 'Hi Alice!' }).waitFor();
+    await page.screenshot({ path: new URL('manager-chat.png', screenshots).pathname });
+    await bobPage.close();
+  });
+
+  it('keeps a message holding markup as text (the XSS probe)', async () => {
+    const probe = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+    const injected = await t.api('POST', `sandbox/inject/${alice.name}`, { body: { from: '4930111222333', text: probe, pushName: '<b onmouseover=alert(1)>Mallory</b>' } });
+    expect(injected.status).toBe(201);
+    await page.goto(`${t.url}/manager#/instances/${alice.name}/chat`);
+    await page.locator('.chat-item', { hasText: 'Mallory' }).click();
+    const bubble = page.locator('.bubble.in', { hasText: 'onerror' });
+    await bubble.waitFor();
+    expect(await bubble.locator('.text').textContent()).toBe(probe);
+    expect(await bubble.locator('.from').textContent()).toBe('<b onmouseover=alert(1)>Mallory</b>');
+    expect(await page.locator('.bubbles img, .bubbles script, .bubbles b').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  });
+});
