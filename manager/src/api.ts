@@ -222,7 +222,7 @@ export function messagesByField(error: unknown, fields: readonly string[]): { by
   const general: string[] = [];
   const messages = error instanceof ApiError ? error.messages : [String(error instanceof Error ? error.message : error)];
   for (const message of messages) {
-    const field = fields.find((name) => new RegExp(`(^|[\\s"'(])${name}([\\s."'\\[:)]|$)`).test(message));
+    const field = fields.find((name) => new RegExp(`(^|[\\s"'(.])${name}([\\s."'\\[:)]|$)`).test(message));
     if (field) (byField[field] ??= []).push(message);
     else general.push(message);
   }

@@ -98,9 +98,9 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill(bob.name);
     await page.getByRole('button', { name: 'Create instance' }).click();
     await page.getByRole('button', { name: 'Link it now' }).click();
-    const qr = await t.api('GET', `instance/connect/${bob.name}`);
-    expect(qr.body.code).toBeTruthy();
     await page.getByTestId('qr').waitFor();
+    const qr = await t.api('GET', `instance/connect/${bob.name}`);
+    expect(qr.body.code, JSON.stringify(qr.body)).toBeTruthy();
     // The phone scans: the page learns it by itself (websocket or polling), without a reload.
     const scan = await t.api('POST', 'sandbox/scan', { body: { code: qr.body.code, number: bob.number, profileName: 'Bob' } });
     expect(scan.status).toBe(200);
@@ -146,5 +146,109 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     expect(await bubble.locator('.from').textContent()).toBe('<b onmouseover=alert(1)>Mallory</b>');
     expect(await page.locator('.bubbles img, .bubbles script, .bubbles b').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  });
+
+  it('changes settings and the webhook, stored as the API shows them; a bad URL is named beside its field', async () => {
+    await page.goto(`${t.url}/manager#/instances/${bob.name}/settings`);
+    await page.getByLabel('Reject calls').check();
+    await page.getByLabel('Message sent to a rejected caller').fill('Busy, text me');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    const settings = await t.api('GET', `settings/find/${bob.name}`);
+    expect(settings.body).toMatchObject({ rejectCall: true, msgCall: 'Busy, text me', groupsIgnore: false });
+
+    await page.goto(`${t.url}/manager#/instances/${bob.name}/events`);
+    const webhook = page.getByRole('form', { name: 'Webhook' });
+    await webhook.getByLabel('Enabled').check();
+    await webhook.getByLabel('URL', { exact: true }).fill('ftp://example.com/hook');
+    await webhook.getByRole('button', { name: 'Save webhook' }).click();
+    await webhook.locator('.field.invalid .field-errors', { hasText: 'url must be an absolute http:// or https:// URL' }).waitFor();
+
+    await webhook.getByLabel('URL', { exact: true }).fill('http://127.0.0.1:9/bob-hook');
+    await webhook.getByLabel('By events').check();
+    await webhook.getByLabel('All events').uncheck();
+    await webhook.getByLabel('CONNECTION_UPDATE', { exact: true }).check();
+    await webhook.getByLabel('Make a new secret (shown once)').check();
+    await webhook.getByRole('button', { name: 'Save webhook' }).click();
+    await webhook.getByText('Webhook saved.').waitFor();
+    const secret = await page.getByTestId('webhook-secret').textContent();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    await page.screenshot({ path: new URL('manager-events.png', screenshots).pathname, fullPage: true });
+    const stored = await t.api('GET', `webhook/find/${bob.name}`);
+    expect(stored.body).toMatchObject({ enabled: true, url: 'http://127.0.0.1:9/bob-hook', webhookByEvents: true, signed: true });
+    expect([...stored.body.events].sort()).toEqual(['CONNECTION_UPDATE', 'MESSAGES_UPSERT']);
+  });
+
+  it('shows a failed delivery (receiver down) and redelivers it once the receiver is back', async () => {
+    const first = await receiverOn();
+    const port = first.port;
+    await first.close();
+    const hook = await t.api('POST', `webhook/set/${alice.name}`, { body: { webhook: { enabled: true, url: `http://127.0.0.1:${port}/hook`, events: ['MESSAGES_UPSERT'] } } });
+    expect(hook.status).toBe(201);
+    const injected = await t.api('POST', `sandbox/inject/${alice.name}`, { body: { from: '4930555666777', text: 'while the receiver is down' } });
+    expect(injected.status).toBe(201);
+    await waitFor(async () => (await t.api('GET', `webhook/deliveries/${alice.name}?status=dead`)).body.deliveries.length === 1, 10_000, {
+      what: 'the delivery dead-lettered',
+    });
+
+    await page.goto(`${t.url}/manager#/instances/${alice.name}/deliveries`);
+    await page.getByRole('button', { name: 'dead', exact: true }).click();
+    const row = page.locator('tr[data-status="dead"]', { hasText: 'MESSAGES_UPSERT' });
+    await row.waitFor();
+    expect(await row.locator('td[data-label="Attempts"]').textContent()).toBe('2');
+    await page.screenshot({ path: new URL('manager-deliveries.png', screenshots).pathname });
+
+    const back = await receiverOn(port);
+    try {
+      await row.getByRole('button', { name: /Redeliver delivery/ }).click();
+      await page.getByText('One delivery queued again.').waitFor();
+      await page.getByRole('button', { name: 'delivered', exact: true }).click();
+      await page.locator('tr[data-status="delivered"]', { hasText: 'MESSAGES_UPSERT' }).waitFor();
+      await waitFor(() => back.bodies.some((body) => body.event === 'messages.upsert'), 10_000, { what: 'the redelivered event at the receiver' });
+    } finally {
+      await back.close();
+    }
+  });
+
+  it('shows the instance\'s events live once its websocket is on', async () => {
+    await page.goto(`${t.url}/manager#/instances/${alice.name}/live`);
+    await page.locator('.badge', { hasText: 'connected' }).waitFor();
+    await page.getByRole('button', { name: 'Send all its events to the websocket' }).click();
+    await waitFor(async () => (await t.api('GET', `websocket/find/${alice.name}`)).body?.enabled === true, 5000, { what: 'websocket enabled' });
+    await t.api('POST', `sandbox/inject/${alice.name}`, { body: { from: '4930999888777', text: 'live one', pushName: 'Eve' } });
+    await page.locator('.event-log li', { hasText: 'messages.upsert' }).filter({ hasText: 'live one' }).waitFor();
+    await page.screenshot({ path: new URL('manager-live.png', screenshots).pathname });
+  });
+
+  it('gives an instance key its own instance only', async () => {
+    const listed = await t.api('GET', `instance/fetchInstances?instanceName=${alice.name}`);
+    const own = await loggedInPage(browser, t.url, listed.body[0].instance.apikey);
+    try {
+      await own.getByRole('heading', { name: alice.name }).waitFor();
+      await own.getByText(`Instance key · ${alice.name}`).waitFor();
+      expect(await own.getByRole('link', { name: 'New instance' }).count()).toBe(0);
+      expect(await own.getByText(bob.name).count()).toBe(0);
+      await own.goto(`${t.url}/manager#/instances/${bob.name}`);
+      await own.getByText(`does not grant access to instance "${bob.name}"`).first().waitFor();
+      expect(await own.getByRole('heading', { name: bob.name }).count()).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('shows health at a glance, and fits a phone-width screen', async () => {
+    await page.goto(`${t.url}/manager#/health`);
+    await page.locator('.tile', { hasText: 'Store' }).getByText('sqlite').waitFor();
+    await page.getByRole('link', { name: /API documentation/ }).waitFor();
+    await page.screenshot({ path: new URL('manager-health.png', screenshots).pathname });
+    const phone = await loggedInPage(browser, t.url, t.globalKey, { width: 390, height: 844 });
+    try {
+      await phone.locator(`tr[data-instance="${alice.name}"]`).waitFor();
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await phone.screenshot({ path: new URL('manager-phone.png', screenshots).pathname });
+    } finally {
+      await phone.close();
+    }
   });
 });

@@ -96,7 +96,9 @@ export function ChatTab({ view }: { view: InstanceView }) {
         <section class="conversation" aria-label={open ? `Conversation with +${numberOf(open)}` : 'Conversation'}>
           {open ? (
             <>
-              <header class="conversation-head">+{numberOf(open)}</header>
+              <header class="conversation-head">
+                {chats.find((chat) => chat.remoteJid === open)?.pushName || ''} <span class="muted">+{numberOf(open)}</span>
+              </header>
               <div class="bubbles" data-testid="bubbles">
                 {messages.map((message) => {
                   const status = statusOf(message);

@@ -165,7 +165,7 @@ function Overview({ view }: { view: InstanceView }) {
         {notice && <Notice>{notice}</Notice>}
         <div class="actions column">
           <ConfirmButton label="Restart" question="Restart the connection?" onConfirm={act('Restarted.', () => session.api.restart(name))} />
-          <ConfirmButton label="Log out" question="Unlink the account from this instance?" onConfirm={act('Logged out.', () => session.api.logout(name))} />
+          <ConfirmButton label="Unlink" question="Log the account out of this instance?" onConfirm={act('Logged out.', () => session.api.logout(name))} />
           <ConfirmButton
             label="Delete"
             danger
@@ -231,7 +231,7 @@ function Linking({ view }: { view: InstanceView }) {
     // biome-ignore lint/correctness/useExhaustiveDependencies: refetch only when a new qrcode.updated event arrives
   }, [latestQr]);
 
-  const remaining = qr?.code ? Math.max(0, Math.ceil((shownAt + codeLifeMs - now) / 1000)) : 0;
+  const remaining = qr?.code ? Math.min(codeLifeMs / 1000, Math.max(0, Math.ceil((shownAt + codeLifeMs - now) / 1000))) : 0;
 
   const requestPairing = async (event: Event) => {
     event.preventDefault();
