@@ -25,7 +25,7 @@ export interface InstanceListing {
   integration: { integration: string; token?: string; webhook_wa_business?: string };
 }
 
-export interface DeliveryCounts {
+interface DeliveryCounts {
   pending: number;
   failing: number;
   dead: number;
@@ -172,7 +172,8 @@ export class Api {
     return parsed as T;
   }
 
-  instances = (name?: string) => this.call<{ instance: InstanceListing }[]>('GET', `instance/fetchInstances${name === undefined ? '' : `?instanceName=${seg(name)}`}`);
+  instances = (name?: string) =>
+    this.call<{ instance: InstanceListing }[]>('GET', `instance/fetchInstances${name === undefined ? '' : `?instanceName=${seg(name)}`}`);
   activity = () => this.call<Activity>('GET', 'instance/activity');
   create = (input: CreateInput) => this.call<Created>('POST', 'instance/create', input);
   connect = (name: string, number?: string) => this.call<QrAnswer>('GET', `instance/connect/${seg(name)}${number ? `?number=${seg(number)}` : ''}`);
@@ -190,19 +191,27 @@ export class Api {
     this.call<unknown>('POST', `${kind}/set/${seg(name)}`, { [kind]: settings });
   deliveries = (name: string, status?: DeliveryStatus) =>
     this.call<{ deliveries: Delivery[]; nextCursor: string | null }>('GET', `webhook/deliveries/${seg(name)}?limit=100${status ? `&status=${status}` : ''}`);
-  redeliver = (name: string, which: { deliveryId: number } | { status: 'dead' }) => this.call<{ requeued: number }>('POST', `webhook/redeliver/${seg(name)}`, which);
-  sendText = (name: string, number: string, text: string) => this.call<{ key: MessageKey; status: string }>('POST', `message/sendText/${seg(name)}`, { number, text });
+  redeliver = (name: string, which: { deliveryId: number } | { status: 'dead' }) =>
+    this.call<{ requeued: number }>('POST', `webhook/redeliver/${seg(name)}`, which);
+  sendText = (name: string, number: string, text: string) =>
+    this.call<{ key: MessageKey; status: string }>('POST', `message/sendText/${seg(name)}`, { number, text });
   sendMedia = (name: string, body: { number: string; mediatype: string; media: string; fileName: string; caption: string; mimetype: string }) =>
     this.call<{ key: MessageKey; status: string }>('POST', `message/sendMedia/${seg(name)}`, body);
   scan = (code: string, number: string, profileName?: string) =>
-    this.call<{ instance: { instanceName: string; status: string; owner: string } }>('POST', 'sandbox/scan', { code, number, ...(profileName ? { profileName } : {}) });
+    this.call<{ instance: { instanceName: string; status: string; owner: string } }>('POST', 'sandbox/scan', {
+      code,
+      number,
+      ...(profileName ? { profileName } : {}),
+    });
   inject = (name: string, from: string, text: string, pushName?: string) =>
     this.call<unknown>('POST', `sandbox/inject/${seg(name)}`, { from, text, ...(pushName ? { pushName } : {}) });
   chats = (name: string) => this.call<Chat[]>('POST', `chat/findChats/${seg(name)}`, { take: 100 });
   messages = (name: string, remoteJid: string) =>
     this.call<{ messages: { records: StoredMessage[] } }>('POST', `chat/findMessages/${seg(name)}`, { where: { key: { remoteJid } }, offset: 100 });
   markRead = (name: string, keys: MessageKey[]) =>
-    this.call<unknown>('POST', `chat/markMessageAsRead/${seg(name)}`, { readMessages: keys.map((k) => ({ remoteJid: k.remoteJid, fromMe: k.fromMe, id: k.id })) });
+    this.call<unknown>('POST', `chat/markMessageAsRead/${seg(name)}`, {
+      readMessages: keys.map((k) => ({ remoteJid: k.remoteJid, fromMe: k.fromMe, id: k.id })),
+    });
   health = () => this.call<Health>('GET', '/health');
 }
 
@@ -223,7 +232,7 @@ export function messagesByField(error: unknown, fields: readonly string[]): { by
   const messages = error instanceof ApiError ? error.messages : [String(error instanceof Error ? error.message : error)];
   for (const message of messages) {
     const field = fields.find((name) => new RegExp(`(^|[\\s"'(.])${name}([\\s."'\\[:)]|$)`).test(message));
-    if (field) (byField[field] ??= []).push(message);
+    if (field) byField[field] = [...(byField[field] ?? []), message];
     else general.push(message);
   }
   return { byField, general };

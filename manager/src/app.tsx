@@ -38,7 +38,8 @@ export function App() {
   if (page === 'new' && session.kind === 'global') body = <CreatePage session={session} />;
   else if (page === 'instances' && name) body = <InstancePage key={name} session={session} name={name} tab={tab ?? 'overview'} />;
   else if (page === 'health') body = <HealthPage session={session} />;
-  else if (session.kind === 'instance' && session.instance) body = <InstancePage key={session.instance} session={session} name={session.instance} tab="overview" />;
+  else if (session.kind === 'instance' && session.instance)
+    body = <InstancePage key={session.instance} session={session} name={session.instance} tab="overview" />;
 
   return (
     <div class="shell">
@@ -81,7 +82,8 @@ function Login({ onSession }: { onSession: (session: Session) => void }) {
     try {
       onSession(await openSession(key.trim()));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) setErrors(['That key is not valid: use the global key (AUTHENTICATION_API_KEY) or an instance key.']);
+      if (error instanceof ApiError && error.status === 401)
+        setErrors(['That key is not valid: use the global key (AUTHENTICATION_API_KEY) or an instance key.']);
       else setErrors([error instanceof Error ? error.message : String(error)]);
     } finally {
       setBusy(false);

@@ -21,7 +21,7 @@ export function usePoll(task: () => Promise<void>, everyMs: number, deps: unknow
       stopped = true;
       clearTimeout(timer);
     };
-    // biome-ignore lint/correctness/useExhaustiveDependencies: restarts only when the caller's deps change
+    // Restarts only when the caller's deps change.
   }, deps);
 }
 

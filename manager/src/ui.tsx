@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 
 let nextId = 0;
 /** A stable id for a label and its input. */
-export function useId(prefix: string): string {
+function useId(prefix: string): string {
   const [id] = useState(() => `${prefix}-${++nextId}`);
   return id;
 }
@@ -83,8 +83,8 @@ export function ConfirmButton({ label, question, onConfirm, danger }: { label: s
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={question}>
-      <span>{question}</span>
+    <fieldset class="confirm">
+      <legend>{question}</legend>
       <button
         type="button"
         class={danger ? 'danger' : ''}
@@ -104,7 +104,7 @@ export function ConfirmButton({ label, question, onConfirm, danger }: { label: s
       <button type="button" class="secondary" onClick={() => setAsking(false)}>
         Cancel
       </button>
-    </span>
+    </fieldset>
   );
 }
 

@@ -136,7 +136,9 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
 
   it('keeps a message holding markup as text (the XSS probe)', async () => {
     const probe = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
-    const injected = await t.api('POST', `sandbox/inject/${alice.name}`, { body: { from: '4930111222333', text: probe, pushName: '<b onmouseover=alert(1)>Mallory</b>' } });
+    const injected = await t.api('POST', `sandbox/inject/${alice.name}`, {
+      body: { from: '4930111222333', text: probe, pushName: '<b onmouseover=alert(1)>Mallory</b>' },
+    });
     expect(injected.status).toBe(201);
     await page.goto(`${t.url}/manager#/instances/${alice.name}/chat`);
     await page.locator('.chat-item', { hasText: 'Mallory' }).click();
@@ -183,7 +185,9 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     const first = await receiverOn();
     const port = first.port;
     await first.close();
-    const hook = await t.api('POST', `webhook/set/${alice.name}`, { body: { webhook: { enabled: true, url: `http://127.0.0.1:${port}/hook`, events: ['MESSAGES_UPSERT'] } } });
+    const hook = await t.api('POST', `webhook/set/${alice.name}`, {
+      body: { webhook: { enabled: true, url: `http://127.0.0.1:${port}/hook`, events: ['MESSAGES_UPSERT'] } },
+    });
     expect(hook.status).toBe(201);
     const injected = await t.api('POST', `sandbox/inject/${alice.name}`, { body: { from: '4930555666777', text: 'while the receiver is down' } });
     expect(injected.status).toBe(201);
@@ -196,6 +200,9 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     const row = page.locator('tr[data-status="dead"]', { hasText: 'MESSAGES_UPSERT' });
     await row.waitFor();
     expect(await row.locator('td[data-label="Attempts"]').textContent()).toBe('2');
+    // The instance list counts it as dead-lettered.
+    const activity = await t.api('GET', 'instance/activity');
+    expect(activity.body.instances.find((i: { instanceName: string }) => i.instanceName === alice.name).deliveries.dead).toBe(1);
     await page.screenshot({ path: new URL('manager-deliveries.png', screenshots).pathname });
 
     const back = await receiverOn(port);
@@ -210,7 +217,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     }
   });
 
-  it('shows the instance\'s events live once its websocket is on', async () => {
+  it("shows the instance's events live once its websocket is on", async () => {
     await page.goto(`${t.url}/manager#/instances/${alice.name}/live`);
     await page.locator('.badge', { hasText: 'connected' }).waitFor();
     await page.getByRole('button', { name: 'Send all its events to the websocket' }).click();

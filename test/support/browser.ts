@@ -7,7 +7,12 @@ const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Whether Chromium is installed: absent, a loud skip, or a failure under REQUIRE_SERVICES=1 (`.ci/run` installs it). */
 export function chromiumAvailable(): boolean {
-  return serviceAvailable('Chromium', executablePath, existsSync(executablePath) ? null : 'not installed (apt-get install chromium)', 'the manager browser tests are');
+  return serviceAvailable(
+    'Chromium',
+    executablePath,
+    existsSync(executablePath) ? null : 'not installed (apt-get install chromium)',
+    'the manager browser tests are',
+  );
 }
 
 export function launchChromium(): Promise<Browser> {

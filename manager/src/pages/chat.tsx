@@ -83,7 +83,12 @@ export function ChatTab({ view }: { view: InstanceView }) {
           <ul>
             {chats.map((chat) => (
               <li key={chat.remoteJid}>
-                <button type="button" class={`chat-item${chat.remoteJid === open ? ' on' : ''}`} onClick={() => setOpen(chat.remoteJid)} aria-current={chat.remoteJid === open}>
+                <button
+                  type="button"
+                  class={`chat-item${chat.remoteJid === open ? ' on' : ''}`}
+                  onClick={() => setOpen(chat.remoteJid)}
+                  aria-pressed={chat.remoteJid === open}
+                >
                   <span class="strong">{chat.pushName || `+${numberOf(chat.remoteJid)}`}</span>
                   <span class="muted small ellipsis">{chat.lastMessage ? messageText(chat.lastMessage) : ''}</span>
                   {chat.unreadCount > 0 && <span class="unread">{chat.unreadCount}</span>}
@@ -110,9 +115,10 @@ export function ChatTab({ view }: { view: InstanceView }) {
                       <div class="meta small">
                         {timeOf(message)}
                         {message.key.fromMe && (
-                          <span class={`tick tick-${status}`} title={tick.label} aria-label={tick.label}>
+                          <span class={`tick tick-${status}`} title={tick.label}>
                             {' '}
-                            {tick.mark}
+                            <span aria-hidden="true">{tick.mark}</span>
+                            <span class="sr-only">{tick.label}</span>
                           </span>
                         )}
                       </div>
@@ -164,9 +170,15 @@ function Inject({ view }: { view: InstanceView }) {
       <h2 id="inject-title">Inject an incoming message</h2>
       <p class="muted small">As if anyone wrote to this instance: your bot receives it as a real messages.upsert.</p>
       <Errors messages={errors} />
-      <Field label="From (number)">{(id) => <input id={id} name="from" inputMode="tel" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} />}</Field>
-      <Field label="Sender's name (optional)">{(id) => <input id={id} name="pushName" value={pushName} onInput={(e) => setPushName(e.currentTarget.value)} />}</Field>
-      <Field label="Text">{(id) => <textarea id={id} name="injectText" rows={3} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}</Field>
+      <Field label="From (number)">
+        {(id) => <input id={id} name="from" inputMode="tel" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Sender's name (optional)">
+        {(id) => <input id={id} name="pushName" value={pushName} onInput={(e) => setPushName(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Text">
+        {(id) => <textarea id={id} name="injectText" rows={3} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}
+      </Field>
       <div class="actions">
         <button type="submit">Inject</button>
         {done && <Notice>Delivered to {name}.</Notice>}

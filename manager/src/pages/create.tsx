@@ -88,9 +88,7 @@ export function CreatePage({ session }: { session: Session }) {
     return (
       <section class="card narrow" aria-labelledby="created-title">
         <h1 id="created-title">Instance {instanceName} created</h1>
-        <p>
-          Its key, for scripts and for logging in to this page as this instance only (it is also shown on the instance's page to the global key):
-        </p>
+        <p>Its key, for scripts and for logging in to this page as this instance only (it is also shown on the instance's page to the global key):</p>
         <p>
           <code class="secret" data-testid="instance-key">
             {created.hash.apikey}
@@ -134,7 +132,14 @@ export function CreatePage({ session }: { session: Session }) {
         {kind.number && (
           <Field label={kind.number.label} hint={kind.number.hint} errors={byField.number}>
             {(id, describedBy) => (
-              <input id={id} name="number" inputMode="numeric" value={number} aria-describedby={describedBy} onInput={(e) => setNumber(e.currentTarget.value)} />
+              <input
+                id={id}
+                name="number"
+                inputMode="numeric"
+                value={number}
+                aria-describedby={describedBy}
+                onInput={(e) => setNumber(e.currentTarget.value)}
+              />
             )}
           </Field>
         )}
@@ -147,7 +152,15 @@ export function CreatePage({ session }: { session: Session }) {
         )}
         <Field label={kind.token.label} hint={kind.token.hint} errors={byField.token}>
           {(id, describedBy) => (
-            <input id={id} name="token" type="password" autocomplete="off" value={token} aria-describedby={describedBy} onInput={(e) => setToken(e.currentTarget.value)} />
+            <input
+              id={id}
+              name="token"
+              type="password"
+              autocomplete="off"
+              value={token}
+              aria-describedby={describedBy}
+              onInput={(e) => setToken(e.currentTarget.value)}
+            />
           )}
         </Field>
         {kind.qrcode && <Check label="Start linking at once (QR code)" checked={qrcode} onChange={setQrcode} />}

@@ -49,13 +49,14 @@ export function DeliveriesTab({ view }: { view: InstanceView }) {
           Redeliver all dead-lettered
         </button>
       </div>
-      <div class="toolbar" role="group" aria-label="Filter by status">
+      <fieldset class="toolbar filter">
+        <legend class="sr-only">Filter by status</legend>
         {statuses.map((s) => (
           <button key={s || 'all'} type="button" class={`chip${s === status ? ' on' : ''}`} aria-pressed={s === status} onClick={() => setStatus(s)}>
             {s || 'all'}
           </button>
         ))}
-      </div>
+      </fieldset>
       <Errors messages={errors} />
       {notice && <Notice>{notice}</Notice>}
       {deliveries === null ? (
@@ -70,7 +71,9 @@ export function DeliveriesTab({ view }: { view: InstanceView }) {
                 <th scope="col">#</th>
                 <th scope="col">Event</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="num">Attempts</th>
+                <th scope="col" class="num">
+                  Attempts
+                </th>
                 <th scope="col">Last answer</th>
                 <th scope="col">Created</th>
                 <th scope="col">
@@ -97,7 +100,9 @@ export function DeliveriesTab({ view }: { view: InstanceView }) {
                   <td data-label="Last answer" class="break">
                     {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : ''}
                     {d.lastError ? <div class="muted small">{d.lastError}</div> : null}
-                    {d.status === 'pending' && d.nextAttemptAt ? <div class="muted small">next try {new Date(d.nextAttemptAt).toLocaleTimeString()}</div> : null}
+                    {d.status === 'pending' && d.nextAttemptAt ? (
+                      <div class="muted small">next try {new Date(d.nextAttemptAt).toLocaleTimeString()}</div>
+                    ) : null}
                     {d.deliveredAt ? <div class="muted small">delivered {ago(d.deliveredAt)}</div> : null}
                   </td>
                   <td data-label="Created">{ago(d.createdAt)}</td>

@@ -106,17 +106,31 @@ function WebhookForm({ view }: { view: InstanceView }) {
       <Check label="Enabled" checked={enabled} onChange={setEnabled} />
       <Field label="URL" hint="http:// or https://; every event is POSTed here" errors={errors.url}>
         {(id, describedBy) => (
-          <input id={id} name="url" type="url" value={url} placeholder="https://example.com/hooks/whatsapp" aria-describedby={describedBy} onInput={(e) => setUrl(e.currentTarget.value)} />
+          <input
+            id={id}
+            name="url"
+            type="url"
+            value={url}
+            placeholder="https://example.com/hooks/whatsapp"
+            aria-describedby={describedBy}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
         )}
       </Field>
       <Check label="By events" hint="each event to <URL>/<event-name>" checked={byEvents} onChange={setByEvents} />
       <Check label="Media in base64" hint="received media carried in the event" checked={base64} onChange={setBase64} />
       <Field label="Headers" hint="one per line, Name: value (values already stored show as [redacted])" errors={errors.headers}>
-        {(id, describedBy) => <textarea id={id} name="headers" rows={3} value={headers} aria-describedby={describedBy} onInput={(e) => setHeaders(e.currentTarget.value)} />}
+        {(id, describedBy) => (
+          <textarea id={id} name="headers" rows={3} value={headers} aria-describedby={describedBy} onInput={(e) => setHeaders(e.currentTarget.value)} />
+        )}
       </Field>
       <fieldset>
         <legend>Signing (Standard Webhooks)</legend>
-        <p class="muted small">{signed ? 'Deliveries are signed with a secret of this webhook.' : 'No secret of this webhook: deliveries are signed only with the server-wide one, if set.'}</p>
+        <p class="muted small">
+          {signed
+            ? 'Deliveries are signed with a secret of this webhook.'
+            : 'No secret of this webhook: deliveries are signed only with the server-wide one, if set.'}
+        </p>
         <label class="check">
           <input type="radio" name="secret" checked={secretAction === 'keep'} onChange={() => setSecretAction('keep')} />
           <span>Keep as it is</span>

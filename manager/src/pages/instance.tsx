@@ -228,7 +228,7 @@ function Linking({ view }: { view: InstanceView }) {
   const latestQr = view.events.find((event) => event.event === 'qrcode.updated');
   useEffect(() => {
     if (latestQr) void fetchCode();
-    // biome-ignore lint/correctness/useExhaustiveDependencies: refetch only when a new qrcode.updated event arrives
+    // Asked again only when a new qrcode.updated event arrives.
   }, [latestQr]);
 
   const remaining = qr?.code ? Math.min(codeLifeMs / 1000, Math.max(0, Math.ceil((shownAt + codeLifeMs - now) / 1000))) : 0;
@@ -281,7 +281,9 @@ function Linking({ view }: { view: InstanceView }) {
           <Field label="Phone number" hint="digits with country code, e.g. 5511900000001">
             {(id) => <input id={id} name="scanNumber" inputMode="numeric" required value={scanNumber} onInput={(e) => setScanNumber(e.currentTarget.value)} />}
           </Field>
-          <Field label="Profile name (optional)">{(id) => <input id={id} name="scanName" value={scanName} onInput={(e) => setScanName(e.currentTarget.value)} />}</Field>
+          <Field label="Profile name (optional)">
+            {(id) => <input id={id} name="scanName" value={scanName} onInput={(e) => setScanName(e.currentTarget.value)} />}
+          </Field>
           <button type="submit" disabled={session.kind !== 'global'}>
             Link with number
           </button>

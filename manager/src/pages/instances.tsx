@@ -102,9 +102,15 @@ export function InstancesPage({ session }: { session: Session }) {
                 <th scope="col">State</th>
                 <th scope="col">Account</th>
                 <th scope="col">Last activity</th>
-                <th scope="col" class="num">Queued sends</th>
-                <th scope="col" class="num">Failing</th>
-                <th scope="col" class="num">Dead-lettered</th>
+                <th scope="col" class="num">
+                  Queued sends
+                </th>
+                <th scope="col" class="num">
+                  Failing
+                </th>
+                <th scope="col" class="num">
+                  Dead-lettered
+                </th>
               </tr>
             </thead>
             <tbody>

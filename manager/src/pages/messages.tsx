@@ -43,7 +43,14 @@ export function MessagesTab({ view }: { view: InstanceView }) {
       if (file) {
         const media = await readBase64(file);
         const mimetype = file.type || 'application/octet-stream';
-        const result = await session.api.sendMedia(name, { number: number.trim(), mediatype: mediaTypeOf(mimetype), media, fileName: file.name, caption, mimetype });
+        const result = await session.api.sendMedia(name, {
+          number: number.trim(),
+          mediatype: mediaTypeOf(mimetype),
+          media,
+          fileName: file.name,
+          caption,
+          mimetype,
+        });
         setSent(`Queued ${file.name} (${result.status}, id ${result.key.id}).`);
       } else {
         const result = await session.api.sendText(name, number.trim(), text);
@@ -63,11 +70,21 @@ export function MessagesTab({ view }: { view: InstanceView }) {
       <Errors messages={general} />
       <Field label="To (number)" hint="with country code, or a full address" errors={errors.number}>
         {(id, describedBy) => (
-          <input id={id} name="number" inputMode="tel" required value={number} aria-describedby={describedBy} onInput={(e) => setNumber(e.currentTarget.value)} />
+          <input
+            id={id}
+            name="number"
+            inputMode="tel"
+            required
+            value={number}
+            aria-describedby={describedBy}
+            onInput={(e) => setNumber(e.currentTarget.value)}
+          />
         )}
       </Field>
       <Field label="Media file (optional)" hint="image, video, audio or document" errors={errors.media ?? errors.mediatype}>
-        {(id, describedBy) => <input id={id} name="file" type="file" aria-describedby={describedBy} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />}
+        {(id, describedBy) => (
+          <input id={id} name="file" type="file" aria-describedby={describedBy} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        )}
       </Field>
       {file ? (
         <Field label="Caption" errors={errors.caption}>
@@ -75,7 +92,9 @@ export function MessagesTab({ view }: { view: InstanceView }) {
         </Field>
       ) : (
         <Field label="Text" errors={errors.text}>
-          {(id, describedBy) => <textarea id={id} name="text" rows={4} required value={text} aria-describedby={describedBy} onInput={(e) => setText(e.currentTarget.value)} />}
+          {(id, describedBy) => (
+            <textarea id={id} name="text" rows={4} required value={text} aria-describedby={describedBy} onInput={(e) => setText(e.currentTarget.value)} />
+          )}
         </Field>
       )}
       <div class="actions">

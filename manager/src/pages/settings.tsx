@@ -56,7 +56,14 @@ export function SettingsTab({ view }: { view: InstanceView }) {
       ))}
       <Field label="Message sent to a rejected caller" errors={errors.msgCall}>
         {(id, describedBy) => (
-          <textarea id={id} name="msgCall" rows={2} value={settings.msgCall} aria-describedby={describedBy} onInput={(e) => change({ msgCall: e.currentTarget.value })} />
+          <textarea
+            id={id}
+            name="msgCall"
+            rows={2}
+            value={settings.msgCall}
+            aria-describedby={describedBy}
+            onInput={(e) => change({ msgCall: e.currentTarget.value })}
+          />
         )}
       </Field>
       <div class="actions">
