@@ -69,8 +69,9 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     page.setDefaultTimeout(15_000);
     await page.goto(`${t.url}/manager`);
     await page.screenshot({ path: new URL('manager-login.png', screenshots).pathname });
+    // From the keyboard: the key field has the label, Enter submits.
     await page.getByLabel('API key').fill('not-the-key-at-all');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.keyboard.press('Enter');
     await page.getByText('That key is not valid').waitFor();
     expect(await page.getByRole('button', { name: 'Log out' }).count()).toBe(0);
     await page.getByLabel('API key').fill(t.globalKey);
@@ -175,7 +176,10 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     await webhook.getByText('Webhook saved.').waitFor();
     const secret = await page.getByTestId('webhook-secret').textContent();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-    await page.screenshot({ path: new URL('manager-events.png', screenshots).pathname, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: new URL('manager-events.png', screenshots).pathname });
+    await page.setViewportSize({ width: 1280, height: 860 });
     const stored = await t.api('GET', `webhook/find/${bob.name}`);
     expect(stored.body).toMatchObject({ enabled: true, url: 'http://127.0.0.1:9/bob-hook', webhookByEvents: true, signed: true });
     expect([...stored.body.events].sort()).toEqual(['CONNECTION_UPDATE', 'MESSAGES_UPSERT']);
