@@ -137,11 +137,14 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
 
   it('keeps a message holding markup as text (the XSS probe)', async () => {
     const probe = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
-    const injected = await t.api('POST', `sandbox/inject/${alice.name}`, {
-      body: { from: '4930111222333', text: probe, pushName: '<b onmouseover=alert(1)>Mallory</b>' },
-    });
-    expect(injected.status).toBe(201);
+    // Injected with the playground's form, as a customer writing to the bot.
     await page.goto(`${t.url}/manager#/instances/${alice.name}/chat`);
+    const inject = page.getByRole('form', { name: 'Inject an incoming message' });
+    await inject.getByLabel('From (number)').fill('4930111222333');
+    await inject.getByLabel("Sender's name (optional)").fill('<b onmouseover=alert(1)>Mallory</b>');
+    await inject.getByLabel('Text').fill(probe);
+    await inject.getByRole('button', { name: 'Inject' }).click();
+    await inject.getByText(`Delivered to ${alice.name}.`).waitFor();
     await page.locator('.chat-item', { hasText: 'Mallory' }).click();
     const bubble = page.locator('.bubble.in', { hasText: 'onerror' });
     await bubble.waitFor();
@@ -149,6 +152,44 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     expect(await bubble.locator('.from').textContent()).toBe('<b onmouseover=alert(1)>Mallory</b>');
     expect(await page.locator('.bubbles img, .bubbles script, .bubbles b').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  });
+
+  it('sends a text and a media file from the Send tab', async () => {
+    await page.goto(`${t.url}/manager#/instances/${bob.name}/messages`);
+    await page.getByLabel('To (number)').fill(alice.number);
+    await page.getByLabel('Text').fill('Sent from the Send tab');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText(/^Queued \(PENDING, id /).waitFor();
+    // A real PNG, drawn by the browser, sent as a media file.
+    const png = Buffer.from(
+      await page.evaluate(() => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 64;
+        canvas.height = 48;
+        const context = canvas.getContext('2d');
+        if (context) {
+          context.fillStyle = '#0f766e';
+          context.fillRect(0, 0, 64, 48);
+        }
+        return canvas.toDataURL('image/png').split(',')[1];
+      }),
+      'base64',
+    );
+    await page.getByLabel('Media file (optional)').setInputFiles({ name: 'square.png', mimeType: 'image/png', buffer: png });
+    await page.getByLabel('Caption').fill('a green square');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText(/^Queued square\.png \(PENDING, id /).waitFor();
+    await waitFor(
+      async () => {
+        const found = await t.api('POST', `chat/findMessages/${alice.name}`, { body: { where: { key: { remoteJid: bob.number } } } });
+        const records = found.body.messages.records as { message: { conversation?: string; imageMessage?: { caption?: string; width?: number } } }[];
+        const text = records.some((r) => r.message.conversation === 'Sent from the Send tab');
+        const image = records.find((r) => r.message.imageMessage?.caption === 'a green square');
+        return text && image?.message.imageMessage?.width === 64;
+      },
+      10_000,
+      { what: 'the text and the image at alice' },
+    );
   });
 
   it('changes settings and the webhook, stored as the API shows them; a bad URL is named beside its field', async () => {
