@@ -1,5 +1,6 @@
 // The manager page in real Chromium against the real service: log in, create and link sandbox instances, chat with
-// statuses ticking, settings and webhook stored, a dead delivery redelivered, an instance key's view, the XSS probe.
+// statuses ticking, send text and media, settings and webhook stored, a dead delivery redelivered, live events, an
+// instance key's view, deleting with a confirmation, the XSS probe, health and a phone-width screen.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -286,6 +287,21 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     } finally {
       await own.close();
     }
+  });
+
+  it('deletes an instance after a confirmation', async () => {
+    const doomed = uniqueName('doomed');
+    expect((await t.api('POST', 'instance/create', { body: { instanceName: doomed, integration: 'SANDBOX' } })).status).toBe(201);
+    await page.goto(`${t.url}/manager#/instances/${doomed}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    // Nothing happens before the confirmation; Cancel leaves it.
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect((await t.api('GET', `instance/connectionState/${doomed}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByRole('heading', { name: 'Instances' }).waitFor();
+    expect((await t.api('GET', `instance/connectionState/${doomed}`)).status).toBe(404);
+    expect(await page.locator(`tr[data-instance="${doomed}"]`).count()).toBe(0);
   });
 
   it('shows health at a glance, and fits a phone-width screen', async () => {
