@@ -293,6 +293,9 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     const doomed = uniqueName('doomed');
     expect((await t.api('POST', 'instance/create', { body: { instanceName: doomed, integration: 'SANDBOX' } })).status).toBe(201);
     await page.goto(`${t.url}/manager#/instances/${doomed}`);
+    // Looking at a closed instance does not start linking it.
+    await page.getByRole('button', { name: 'Start linking' }).waitFor();
+    expect((await t.api('GET', `instance/connectionState/${doomed}`)).body.instance.state).toBe('close');
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     // Nothing happens before the confirmation; Cancel leaves it.
     await page.getByRole('button', { name: 'Cancel' }).click();

@@ -69,7 +69,9 @@ export function CreatePage({ session }: { session: Session }) {
     if (token.trim()) input.token = token.trim();
     if (kind.number && number.trim()) input.number = number.trim();
     if (kind.businessId && businessId.trim()) input.businessId = businessId.trim();
+    // A sandbox starts linking at once: its page shows the code to scan.
     if (kind.qrcode) input.qrcode = qrcode;
+    else if (kind.name === 'SANDBOX') input.qrcode = true;
     try {
       setCreated(await session.api.create(input));
       setByField({});

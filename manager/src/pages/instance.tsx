@@ -223,11 +223,20 @@ function Linking({ view }: { view: InstanceView }) {
       setErrors([error instanceof Error ? error.message : String(error)]);
     }
   };
+  // Linking starts when asked (or is already under way): looking at a closed instance does not start it.
+  const [started, setStarted] = useState(view.state === 'connecting');
+  const active = started || view.state === 'connecting';
   // The code on screen follows the service: asked again every few seconds, and at once on a qrcode.updated event.
-  usePoll(fetchCode, 5000, [name]);
+  usePoll(
+    async () => {
+      if (active) await fetchCode();
+    },
+    5000,
+    [name, active],
+  );
   const latestQr = view.events.find((event) => event.event === 'qrcode.updated');
   useEffect(() => {
-    if (latestQr) void fetchCode();
+    if (latestQr && active) void fetchCode();
     // Asked again only when a new qrcode.updated event arrives.
   }, [latestQr]);
 
@@ -249,6 +258,7 @@ function Linking({ view }: { view: InstanceView }) {
     event.preventDefault();
     setScanErrors([]);
     try {
+      setStarted(true);
       const code = qr?.code ?? (await session.api.connect(name)).code;
       if (!code) throw new Error('There is no code to scan yet; wait a moment.');
       await session.api.scan(code, scanNumber.trim(), scanName.trim() || undefined);
@@ -271,7 +281,15 @@ function Linking({ view }: { view: InstanceView }) {
           </figcaption>
         </figure>
       ) : (
-        <p class="muted">Waiting for a code…</p>
+        <p class="muted">
+          {active ? (
+            'Waiting for a code…'
+          ) : (
+            <button type="button" onClick={() => setStarted(true)}>
+              Start linking
+            </button>
+          )}
+        </p>
       )}
       {sandbox ? (
         <form class="sub" onSubmit={scan} aria-label="Link with a number">
