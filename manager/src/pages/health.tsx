@@ -47,7 +47,7 @@ export function HealthPage({ session }: { session: Session }) {
           API documentation (/messenger/docs)
         </a>
         <a href="/metrics" target="_blank" rel="noreferrer">
-          Prometheus metrics (/metrics)
+          Prometheus metrics (/metrics, with METRICS_ENABLED)
         </a>
         <a href="/health" target="_blank" rel="noreferrer">
           /health
