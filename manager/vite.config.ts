@@ -1,8 +1,9 @@
 // Vite build of the manager page: Preact through esbuild's JSX, served by the service at /manager.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
-  root: import.meta.dirname,
+  root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/manager/',
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   build: {

@@ -2,8 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const built = join(root, 'manager', 'dist', 'index.html');
 
 function newestSource(dir: string): number {
