@@ -327,3 +327,35 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     }
   });
 });
+
+describe.skipIf(!available)('the manager page without the websocket (WEBSOCKET_ENABLED=false)', () => {
+  let t: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    const [sqlite] = await storeTargets();
+    t = await startApp(sqlite);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('keeps the list current by polling: an instance linked elsewhere turns open without reload', async () => {
+    const name = uniqueName('polled');
+    const created = await t.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX', qrcode: true } });
+    expect(created.status).toBe(201);
+    const page = await loggedInPage(browser, t.url, t.globalKey);
+    try {
+      await page.getByText('refreshing every few seconds').waitFor();
+      const row = page.locator(`tr[data-instance="${name}"]`);
+      await row.locator('.badge', { hasText: 'connecting' }).waitFor();
+      const scan = await t.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number: uniqueNumber('4916'), profileName: 'Polly' } });
+      expect(scan.status).toBe(200);
+      await row.locator('.badge', { hasText: 'open' }).waitFor();
+      await row.getByText('Polly', { exact: true }).waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+});
