@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { forgetKey, openSession, storedKey, type Session } from './session';
 import { go, href, useRoute } from './hooks';
-import { Errors, Field } from './ui';
+import { Field } from './ui';
 import { InstancesPage } from './pages/instances';
 import { CreatePage } from './pages/create';
 import { InstancePage } from './pages/instance';
@@ -114,7 +114,6 @@ function Login({ onSession }: { onSession: (session: Session) => void }) {
         <button type="submit" disabled={busy || key.trim() === ''}>
           {busy ? 'Checking…' : 'Log in'}
         </button>
-        <Errors messages={[]} />
       </form>
     </main>
   );
