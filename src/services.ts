@@ -48,6 +48,8 @@ import { MessageChanges } from './messages/message-changes.js';
 import { SentMessageChanges } from './messages/sent-message-changes.js';
 import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
+import { LabelBook } from './history/label-book.js';
+import { LabelOperations } from './history/labels.js';
 
 export interface Services {
   config: Config;
@@ -87,6 +89,8 @@ export interface Services {
   blocks: BlockOperations;
   /** Media messages' bytes through the connector that has them. */
   mediaDownloads: MediaDownloads;
+  /** Labels and chats' labels. */
+  labels: LabelOperations;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -189,6 +193,7 @@ export function createServices({
     apikeyOf,
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
+  const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
   const connectorHost = new InstanceConnectorHost({
     db: store.db,
     logger,
@@ -199,6 +204,7 @@ export function createServices({
     alongside: history,
     keepReceived: config.saveNewMessages,
     changes,
+    labels: labelBook,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -254,6 +260,7 @@ export function createServices({
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
+  const labels = new LabelOperations({ db: store.db, book: labelBook, kinds, connectorOf });
 
   return {
     priority,
@@ -280,6 +287,7 @@ export function createServices({
     messageChanges,
     blocks,
     mediaDownloads,
+    labels,
     webhooks,
     metrics,
     retention,

@@ -6,7 +6,7 @@ import { inUnit } from '../platform/store/unit.js';
 import { GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
 import type { EventWriter } from '../events/writer.js';
-import type { ConnectorHost, InboundMessage, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
 import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
@@ -33,6 +33,13 @@ export interface ConnectorHostDeps {
   keepReceived?: boolean;
   /** Stores edits and deletions for everyone of stored messages, and announces them. */
   changes: MessageChanges;
+  /** Stores the labels and chat labels connectors report, and announces what changed. */
+  labels: LabelKeeper;
+}
+
+/** Keeps an instance's labels and its chats' labels (history/label-book.ts). */
+export interface LabelKeeper {
+  changed(instance: Instance, change: LabelChange): Promise<void>;
 }
 
 /** Told when an instance's connection opens or closes (after it is stored; a logout before). */
@@ -132,6 +139,12 @@ export class InstanceConnectorHost implements ConnectorHost {
       .onConflict((oc) => oc.columns(['instance_id', 'key_id', 'from_me']).doNothing())
       .executeTakeFirst();
     return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async labelChanged(instanceId: string, change: LabelChange): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await this.deps.labels.changed(instance, change);
   }
 
   async eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void> {

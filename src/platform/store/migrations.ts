@@ -335,6 +335,40 @@ const sandboxBlocks: Migration = {
   },
 };
 
+/**
+ * Labels (`label/*`): each instance's labels as its messenger reports them, the sandbox messenger's own labels, and the
+ * Cloud API message templates created through the API (`template/create`).
+ */
+const labelsAndTemplates: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const table of ['labels', 'sandbox_labels']) {
+      await db.schema
+        .createTable(table)
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('label_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('color', 'integer', (c) => c.notNull())
+        .addColumn('predefined_id', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${table}_pk`, ['instance_id', 'label_id'])
+        .execute();
+    }
+    await db.schema
+      .createTable('templates')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('template_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('template', 'text', (c) => c.notNull())
+      .addColumn('webhook_url', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('templates_instance').on('templates').columns(['instance_id', 'created_at']).execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -351,6 +385,7 @@ class ListProvider implements MigrationProvider {
       '0010_pacing': pacing,
       '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,
+      '0016_labels': labelsAndTemplates,
     };
   }
 }

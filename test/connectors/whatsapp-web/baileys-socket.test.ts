@@ -151,6 +151,12 @@ class FakeSocket implements WaSocket {
   async chatModify(mod: unknown, jid: string) {
     this.record('chatModify', mod, jid);
   }
+  async addChatLabel(jid: string, labelId: string) {
+    this.record('addChatLabel', jid, labelId);
+  }
+  async removeChatLabel(jid: string, labelId: string) {
+    this.record('removeChatLabel', jid, labelId);
+  }
   async updateProfilePicture(jid: string, content: unknown) {
     this.record('updateProfilePicture', jid, content);
   }
@@ -723,13 +729,50 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
     expect(w.socket().relayed).toHaveLength(1);
   });
 
-  it('labels: LABELS_EDIT with the label and instance, LABELS_ASSOCIATION {instance, type, chatId, labelId}', async () => {
+  it('labels: labels.edit stores the label and announces it once; labels.association stores the chat label', async () => {
     const w = await connected();
-    w.socket().emit('labels.edit', { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' });
+    const outbox = async (event: string) =>
+      (await w.store.db.selectFrom('outbox').select('body').where('event', '=', event).orderBy('seq').execute()).map((row) => JSON.parse(row.body).data);
+    const paid = { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' };
+    w.socket().emit('labels.edit', paid);
+    // The initial app-state sync reports it again: nothing changed, nothing announced.
+    w.socket().emit('labels.edit', paid);
+    w.socket().emit('labels.edit', { id: '6', name: 'VIP', color: 7, deleted: false });
     w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_message' as never, chatId: PN, messageId: '3EB0MSG', labelId: '6' } });
     await w.settle();
-    expect(w.host.events('LABELS_EDIT')).toEqual([{ id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' }]);
-    expect(w.host.events('LABELS_ASSOCIATION')).toEqual([{ instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' }]);
+    expect(await w.services.labels.find(w.instance)).toEqual([
+      { color: '3', name: 'Paid', id: '5', predefinedId: '2' },
+      { color: '7', name: 'VIP', id: '6', predefinedId: null },
+    ]);
+    expect(await outbox('LABELS_EDIT')).toEqual([
+      { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' },
+      { id: '6', name: 'VIP', color: 7, deleted: false, instance: 'wa-fake' },
+    ]);
+    // A chat label is kept on the chat and announced once; a message's label is announced with its message id only.
+    expect(await outbox('LABELS_ASSOCIATION')).toEqual([
+      { instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' },
+      { instance: 'wa-fake', type: 'add', chatId: PN, labelId: '6', messageId: '3EB0MSG' },
+    ]);
+    const chat = await w.store.db.selectFrom('chats').select('labels').where('remote_jid', '=', PN).executeTakeFirstOrThrow();
+    expect(JSON.parse(chat.labels)).toEqual(['5']);
+
+    // Deleting a label forgets it and takes it off its chats.
+    w.socket().emit('labels.edit', { ...paid, deleted: true });
+    await w.settle();
+    expect((await w.services.labels.find(w.instance)).map((label) => label.id)).toEqual(['6']);
+    expect((await outbox('LABELS_EDIT')).at(-1)).toEqual({ ...paid, deleted: true, instance: 'wa-fake' });
+    const after = await w.store.db.selectFrom('chats').select('labels').where('remote_jid', '=', PN).executeTakeFirstOrThrow();
+    expect(JSON.parse(after.labels)).toEqual([]);
+  });
+
+  it('labels: adding and removing a chat label are addChatLabel / removeChatLabel on the socket', async () => {
+    const w = await connected();
+    await w.connector.labels!.addChatLabel(PN, '5');
+    await w.connector.labels!.removeChatLabel(GROUP, '6');
+    expect(w.socket().of('addChatLabel')).toEqual([[PN, '5']]);
+    expect(w.socket().of('removeChatLabel')).toEqual([[GROUP, '6']]);
   });
 });
 
