@@ -50,6 +50,7 @@ import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
 import { LabelBook } from './history/label-book.js';
 import { LabelOperations } from './history/labels.js';
+import { removeTemplatesOf, TemplateOperations } from './messages/templates.js';
 
 export interface Services {
   config: Config;
@@ -91,6 +92,8 @@ export interface Services {
   mediaDownloads: MediaDownloads;
   /** Labels and chats' labels. */
   labels: LabelOperations;
+  /** Meta message templates (WHATSAPP-BUSINESS). */
+  templates: TemplateOperations;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -213,6 +216,7 @@ export function createServices({
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
+  removal.onRemove(removeTemplatesOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -261,6 +265,7 @@ export function createServices({
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
   const labels = new LabelOperations({ db: store.db, book: labelBook, kinds, connectorOf });
+  const templates = new TemplateOperations({ db: store.db, kinds, connectorOf });
 
   return {
     priority,
@@ -288,6 +293,7 @@ export function createServices({
     blocks,
     mediaDownloads,
     labels,
+    templates,
     webhooks,
     metrics,
     retention,

@@ -251,6 +251,23 @@ export interface LabelsModule {
   removeChatLabel(chatJid: string, labelId: string): Promise<void>;
 }
 
+/** A Meta message template to create, as the API takes it (Graph's fields; components as Meta defines them). */
+export interface TemplateDraft {
+  name: string;
+  category: string;
+  language: string;
+  components: Record<string, unknown>[];
+  allowCategoryChange?: boolean;
+}
+
+/** Meta message templates of the account's business (the Cloud API); sending one is a send (`templateMessage` content). */
+export interface TemplatesModule {
+  /** Submits a template for review; answers Meta's answer (`{id, status, category}`). */
+  create(draft: TemplateDraft): Promise<Record<string, unknown>>;
+  /** The business's templates as Meta lists them (every page). */
+  find(): Promise<Record<string, unknown>[]>;
+}
+
 /**
  * One instance's connection to its messenger: the lifecycle, plus capability modules layered on it (as Baileys layers
  * its socket). Messaging is always there; an absent module is an operation the kind cannot do (the API answers
@@ -277,6 +294,7 @@ export interface Connector {
   readonly blocking?: BlockingModule;
   readonly media?: MediaModule;
   readonly labels?: LabelsModule;
+  readonly templates?: TemplatesModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */
