@@ -85,8 +85,18 @@ export class LabelBook implements LabelKeeper {
         if (stored && stored.name === label.name && Number(stored.color) === label.color && stored.predefined_id === predefined) return;
         await unit.tx
           .insertInto('labels')
-          .values({ instance_id: instance.id, label_id: label.id, name: label.name, color: label.color, predefined_id: predefined, created_at: now, updated_at: now })
-          .onConflict((oc) => oc.columns(['instance_id', 'label_id']).doUpdateSet({ name: label.name, color: label.color, predefined_id: predefined, updated_at: now }))
+          .values({
+            instance_id: instance.id,
+            label_id: label.id,
+            name: label.name,
+            color: label.color,
+            predefined_id: predefined,
+            created_at: now,
+            updated_at: now,
+          })
+          .onConflict((oc) =>
+            oc.columns(['instance_id', 'label_id']).doUpdateSet({ name: label.name, color: label.color, predefined_id: predefined, updated_at: now }),
+          )
           .execute();
       }
       this.deps.events.emit(unit, this.deps.sourceOf(instance), 'LABELS_EDIT', {
@@ -106,7 +116,12 @@ export class LabelBook implements LabelKeeper {
     const kept = labels.filter((label) => !label.deleted);
     await inUnit(this.deps.db, async (unit) => {
       let gone = unit.tx.deleteFrom('labels').where('instance_id', '=', instance.id);
-      if (kept.length > 0) gone = gone.where('label_id', 'not in', kept.map((label) => label.id));
+      if (kept.length > 0)
+        gone = gone.where(
+          'label_id',
+          'not in',
+          kept.map((label) => label.id),
+        );
       await gone.execute();
       for (const [order, label] of kept.entries()) {
         const predefined = label.predefinedId ?? null;
@@ -114,7 +129,15 @@ export class LabelBook implements LabelKeeper {
         const at = now + order;
         await unit.tx
           .insertInto('labels')
-          .values({ instance_id: instance.id, label_id: label.id, name: label.name, color: label.color, predefined_id: predefined, created_at: at, updated_at: at })
+          .values({
+            instance_id: instance.id,
+            label_id: label.id,
+            name: label.name,
+            color: label.color,
+            predefined_id: predefined,
+            created_at: at,
+            updated_at: at,
+          })
           .onConflict((oc) => oc.columns(['instance_id', 'label_id']).doUpdateSet({ name: label.name, color: label.color, predefined_id: predefined }))
           .execute();
       }

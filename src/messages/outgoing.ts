@@ -236,7 +236,13 @@ export class OutgoingMessages {
     return body.statusJidList.map((n, i) => statusViewerJid(n, `statusJidList[${i}]`));
   }
 
-  private async send(instance: Instance, operation: MessageOperation | Extract<Operation, 'templates'>, common: Partial<Common>, request: SendRequest, build: () => Promise<BuiltMessage>) {
+  private async send(
+    instance: Instance,
+    operation: MessageOperation | Extract<Operation, 'templates'>,
+    common: Partial<Common>,
+    request: SendRequest,
+    build: () => Promise<BuiltMessage>,
+  ) {
     this.deps.kinds.assertCan(instance, operation);
     const connector = this.deps.connectorOf(instance);
     return this.deps.sends.submit(

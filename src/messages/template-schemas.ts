@@ -3,9 +3,14 @@ import { Type, type Static } from 'typebox';
 import { commonSendFields } from './send-schemas.js';
 
 /** Meta's template categories. */
-export const templateCategories = ['AUTHENTICATION', 'MARKETING', 'UTILITY'] as const;
+const templateCategories = ['AUTHENTICATION', 'MARKETING', 'UTILITY'] as const;
 
-const Language = Type.String({ minLength: 2, maxLength: 15, pattern: '^[a-z]{2,3}(_[A-Za-z0-9]{2,8})?$', description: "Meta's language code: en_US, pt_BR, es…" });
+const Language = Type.String({
+  minLength: 2,
+  maxLength: 15,
+  pattern: '^[a-z]{2,3}(_[A-Za-z0-9]{2,8})?$',
+  description: "Meta's language code: en_US, pt_BR, es…",
+});
 
 /** A component of a template to create, as Meta defines it: HEADER, BODY, FOOTER or BUTTONS, with its own fields. */
 const CreateComponent = Type.Object(
@@ -14,13 +19,15 @@ const CreateComponent = Type.Object(
     format: Type.Optional(Type.String({ description: 'HEADER: TEXT, IMAGE, VIDEO, DOCUMENT or LOCATION' })),
     text: Type.Optional(Type.String({ description: 'The text, with {{1}}-style variables' })),
     example: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Sample values of the variables (Meta requires them)' })),
-    buttons: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'BUTTONS: QUICK_REPLY, URL, PHONE_NUMBER, COPY_CODE, OTP…' })),
+    buttons: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'BUTTONS: QUICK_REPLY, URL, PHONE_NUMBER, COPY_CODE, OTP…' }),
+    ),
   },
   { additionalProperties: true, description: "A template component, passed to Meta as it is (Meta's other fields allowed)" },
 );
 
 export const CreateTemplateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 512, pattern: '^[a-z0-9_]+$', description: 'Lowercase letters, digits and underscores (Meta\'s rule)' }),
+  name: Type.String({ minLength: 1, maxLength: 512, pattern: '^[a-z0-9_]+$', description: "Lowercase letters, digits and underscores (Meta's rule)" }),
   category: Type.Union(
     templateCategories.map((category) => Type.Literal(category)),
     { description: 'AUTHENTICATION, MARKETING or UTILITY' },

@@ -1,5 +1,5 @@
 // Meta message templates (the Cloud API): creating one for review (`template/create`) and listing them (`template/find`).
-import type { Connector } from '../core/connector.js';
+import type { Connector, TemplateDraft } from '../core/connector.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/types.js';
@@ -23,7 +23,8 @@ export class TemplateOperations {
   async create(instance: Instance, body: CreateTemplateSend): Promise<CreatedTemplate> {
     const connector = this.templatesOf(instance);
     const { name, category, language, components, allowCategoryChange, webhookUrl } = body;
-    const answer = await connector.create({ name, category, language, components, ...(allowCategoryChange !== undefined ? { allowCategoryChange } : {}) });
+    const draft: TemplateDraft = { name, category, language, components, ...(allowCategoryChange !== undefined ? { allowCategoryChange } : {}) };
+    const answer = await connector.create(draft);
     const now = Date.now();
     const row = {
       id: timeOrderedId(),

@@ -115,12 +115,7 @@ export class SandboxLabels {
   }
 
   private async find(instanceId: string, labelId: string): Promise<Label | undefined> {
-    const row = await this.db
-      .selectFrom('sandbox_labels')
-      .selectAll()
-      .where('instance_id', '=', instanceId)
-      .where('label_id', '=', labelId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('sandbox_labels').selectAll().where('instance_id', '=', instanceId).where('label_id', '=', labelId).executeTakeFirst();
     return row && labelOf(row);
   }
 

@@ -105,7 +105,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
       config: { access: 'instance' },
       schema: {
         tags: ['sandbox'],
-        summary: "Create, rename, recolour or delete a label of the sandbox account, as its phone would (announced as labels.edit)",
+        summary: 'Create, rename, recolour or delete a label of the sandbox account, as its phone would (announced as labels.edit)',
         params: InstanceParams,
         body: Type.Object({
           id: Type.Optional(Type.String({ minLength: 1, description: 'The label to change; leave out to create a label' })),

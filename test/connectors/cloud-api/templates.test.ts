@@ -120,7 +120,10 @@ class FakeTemplateGraph {
       status: 200,
       body: {
         data: page,
-        paging: { cursors: { before: String(start), after: String(end) }, ...(more ? { next: `https://graph.facebook.com/${version}/${wabaId}/message_templates?after=${end}` } : {}) },
+        paging: {
+          cursors: { before: String(start), after: String(end) },
+          ...(more ? { next: `https://graph.facebook.com/${version}/${wabaId}/message_templates?after=${end}` } : {}),
+        },
       },
     };
   }
@@ -239,13 +242,16 @@ describe.each(targets)('Meta message templates on $name', (target) => {
       expect(graph.calls.length).toBe(before);
     });
 
-    it("template/find answers every template of the business, page after page, as Meta lists them", async () => {
+    it('template/find answers every template of the business, page after page, as Meta lists them', async () => {
       const before = graph.of('message_templates').filter((c) => c.method === 'GET').length;
       const res = await t.api('GET', `template/find/${meta}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toEqual(graph.templates);
       expect(res.body.map((template: Json) => template.name)).toEqual(['order_update', 'shipping_notice', 'welcome_other']);
-      const gets = graph.of('message_templates').filter((c) => c.method === 'GET').slice(before);
+      const gets = graph
+        .of('message_templates')
+        .filter((c) => c.method === 'GET')
+        .slice(before);
       expect(gets.map((c) => [c.path, c.query.get('limit'), c.query.get('after')])).toEqual([
         [`/${version}/${wabaId}/message_templates`, '100', null],
         [`/${version}/${wabaId}/message_templates`, '100', '2'],
@@ -271,7 +277,13 @@ describe.each(targets)('Meta message templates on $name', (target) => {
     it('sendTemplate sends Meta the template message, answers 201 with the stored record, and keeps it as a message', async () => {
       const sendComponents = [
         { type: 'header', parameters: [{ type: 'text', text: '#1234' }] },
-        { type: 'body', parameters: [{ type: 'text', text: 'Kim' }, { type: 'date_time', date_time: { fallback_value: 'tomorrow' } }] },
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Kim' },
+            { type: 'date_time', date_time: { fallback_value: 'tomorrow' } },
+          ],
+        },
         { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'TRACK-1234' }] },
       ];
       const before = graph.of('messages').length;
@@ -305,7 +317,11 @@ describe.each(targets)('Meta message templates on $name', (target) => {
       const found = await t.api('POST', `chat/findMessages/${meta}`, { body: { where: { key: { id: res.body.key.id } } } });
       expect(found.status).toBe(200);
       expect(found.body.messages.records).toEqual([
-        expect.objectContaining({ key: expect.objectContaining({ id: res.body.key.id }), messageType: 'templateMessage', message: { templateMessage: template } }),
+        expect.objectContaining({
+          key: expect.objectContaining({ id: res.body.key.id }),
+          messageType: 'templateMessage',
+          message: { templateMessage: template },
+        }),
       ]);
     });
 
