@@ -152,6 +152,23 @@ describe.each(targets)('labels over HTTP on $name', (target) => {
       expect(await db.selectFrom('sandbox_labels').select('label_id').where('instance_id', '=', id).execute()).toEqual([]);
     });
 
+    it('the OpenAPI document describes the label routes: their bodies and their answers', async () => {
+      const doc = await t.api('GET', 'docs/json', { key: null });
+      expect(doc.status).toBe(200);
+      const find = doc.body.paths['/messenger/label/findLabels/{instance}'].get;
+      const listed = find.responses['200'].content['application/json'].schema;
+      expect(listed.type).toBe('array');
+      expect(Object.keys(listed.items.properties)).toEqual(['color', 'name', 'id', 'predefinedId']);
+      const handle = doc.body.paths['/messenger/label/handleLabel/{instance}'].post;
+      const body = handle.requestBody.content['application/json'].schema;
+      expect(body.required).toEqual(['number', 'labelId', 'action']);
+      expect(JSON.stringify(body.properties.action)).toContain('remove');
+      expect(Object.keys(handle.responses['200'].content['application/json'].schema.properties)).toEqual(['numberJid', 'labelId', 'add', 'remove']);
+      const edit = doc.body.paths['/messenger/sandbox/label/{instance}'].post;
+      expect(Object.keys(edit.requestBody.content['application/json'].schema.properties)).toEqual(['id', 'name', 'color', 'deleted']);
+      expect(Object.keys(edit.responses)).toEqual(expect.arrayContaining(['200', '201']));
+    });
+
     it('WHATSAPP-BUSINESS and EVOLUTION answer "Method not available" naming the integration', async () => {
       const business = uniqueName('lab-meta');
       const evolution = uniqueName('lab-evo');

@@ -369,6 +369,32 @@ describe.each(targets)('Meta message templates on $name', (target) => {
       expect(graph.calls.length).toBe(before);
     });
 
+    it('the OpenAPI document describes the template routes: their bodies and their answers', async () => {
+      const doc = await t.api('GET', 'docs/json', { key: null });
+      expect(doc.status).toBe(200);
+      const create = doc.body.paths['/messenger/template/create/{instance}'].post;
+      const createBody = create.requestBody.content['application/json'].schema;
+      expect(createBody.required).toEqual(['name', 'category', 'language', 'components']);
+      expect(Object.keys(createBody.properties)).toEqual(['name', 'category', 'language', 'components', 'allowCategoryChange', 'webhookUrl']);
+      expect(Object.keys(create.responses['201'].content['application/json'].schema.properties)).toEqual([
+        'id',
+        'templateId',
+        'name',
+        'template',
+        'webhookUrl',
+        'createdAt',
+        'updatedAt',
+        'instanceId',
+      ]);
+      const find = doc.body.paths['/messenger/template/find/{instance}'].get;
+      expect(find.responses['200'].content['application/json'].schema.type).toBe('array');
+      const send = doc.body.paths['/messenger/message/sendTemplate/{instance}'].post;
+      const sendBody = send.requestBody.content['application/json'].schema;
+      expect(sendBody.required).toEqual(expect.arrayContaining(['number', 'name', 'language']));
+      expect(JSON.stringify(sendBody.properties.components)).toContain('parameters');
+      expect(Object.keys(send.responses)).toContain('201');
+    });
+
     it('template routes and sendTemplate answer "Method not available" on the other kinds, naming the integration', async () => {
       const sandbox = uniqueName('tpl-sbx');
       await linkedSandbox(t, sandbox, `4917${Date.now().toString().slice(-9)}`);
