@@ -14,7 +14,8 @@ import { openStore, type Store } from '../../../src/platform/store/db.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { inUnit } from '../../../src/platform/store/unit.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
-import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
+import { ProviderError, TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
+import { statusOf } from '../../../src/platform/http/error-envelope.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
 import { buttonsContent, imageHeader } from '../../../src/messages/buttons.js';
@@ -151,8 +152,10 @@ class FakeSocket implements WaSocket {
   async chatModify(mod: unknown, jid: string) {
     this.record('chatModify', mod, jid);
   }
+  labelError: unknown;
   async addChatLabel(jid: string, labelId: string) {
     this.record('addChatLabel', jid, labelId);
+    if (this.labelError) throw this.labelError;
   }
   async removeChatLabel(jid: string, labelId: string) {
     this.record('removeChatLabel', jid, labelId);
@@ -773,6 +776,12 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
     await w.connector.labels!.removeChatLabel(GROUP, '6');
     expect(w.socket().of('addChatLabel')).toEqual([[PN, '5']]);
     expect(w.socket().of('removeChatLabel')).toEqual([[GROUP, '6']]);
+    // WhatsApp's refusal (here a closed connection) is a 400 with its words, never a 500.
+    w.socket().labelError = boom('Connection Closed', 428);
+    const refused = await w.connector.labels!.addChatLabel(PN, '5').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderError);
+    expect((refused as ProviderError).messages).toEqual(['Unable to add label to chat', 'Connection Closed']);
+    expect(statusOf(refused as ProviderError)).toBe(400);
   });
 });
 
