@@ -55,17 +55,6 @@ export class LabelBook implements LabelKeeper {
     return rows.map((row) => ({ color: String(row.color), name: row.name, id: row.label_id, predefinedId: row.predefined_id }));
   }
 
-  /** Whether the instance has the label `labelId`. */
-  async has(instance: Instance, labelId: string): Promise<boolean> {
-    const row = await this.deps.db
-      .selectFrom('labels')
-      .select('label_id')
-      .where('instance_id', '=', instance.id)
-      .where('label_id', '=', labelId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   /** A label created or changed (stored), or deleted (forgotten, and taken off every chat that had it). */
   async edited(instance: Instance, label: Label): Promise<void> {
     const now = Date.now();
