@@ -189,6 +189,8 @@ describe.each(targets)('labels over HTTP on $name', (target) => {
           await t.api('POST', `label/handleLabel/${name}`, { body: { number: b.number, labelId: '1', action: 'add' } }),
           new RegExp(`Method not available on ${label}`),
         );
+        // The sandbox's own label route is for sandbox accounts only.
+        expect400(await t.api('POST', `sandbox/label/${name}`, { body: { name: 'VIP' } }), /is not a SANDBOX instance/);
       }
     });
   });
