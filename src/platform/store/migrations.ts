@@ -351,12 +351,7 @@ const nodes: Migration = {
       .execute();
     await db.schema.alterTable('deliveries').addColumn('claimed_by', 'text').execute();
     // Claims in flight are few: the index holds only them.
-    await db.schema
-      .createIndex('deliveries_claimed')
-      .on('deliveries')
-      .column('claimed_by')
-      .where(sql.ref('claimed_by'), 'is not', null)
-      .execute();
+    await db.schema.createIndex('deliveries_claimed').on('deliveries').column('claimed_by').where(sql.ref('claimed_by'), 'is not', null).execute();
   },
 };
 
