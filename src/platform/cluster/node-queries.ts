@@ -2,7 +2,7 @@
 import type { Db } from '../store/db.js';
 
 /** One node incarnation as the store keeps it. */
-export interface NodeRecord {
+interface NodeRecord {
   incarnation: string;
   nodeId: string;
   startedAt: number;

@@ -3,7 +3,7 @@
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
-import { beat, forgetNodesBefore, insertNode, liveIncarnations, markStopped, retireEarlierLives } from './node-queries.js';
+import { beat, forgetNodesBefore, insertNode, liveIncarnations, markStopped, recentNodes, retireEarlierLives } from './node-queries.js';
 
 export interface NodeRegistryOptions {
   db: Db;
@@ -14,6 +14,19 @@ export interface NodeRegistryOptions {
   /** The store allows one node only (SQLite, locked at open): every earlier incarnation is over at start. */
   oneNodeStore: boolean;
   logger: Logger;
+}
+
+/** A node incarnation as operators see it. */
+export interface NodeView {
+  incarnation: string;
+  nodeId: string;
+  /** alive: heartbeat recent; dead: heartbeat older than NODE_DEAD_AFTER_MS; stopped: stopped cleanly (or retired). */
+  state: 'alive' | 'dead' | 'stopped';
+  /** This node (the one answering). */
+  self: boolean;
+  startedAt: string;
+  heartbeatAt: string;
+  stoppedAt: string | null;
 }
 
 /** Told the live incarnations after each heartbeat (this node's included). */
@@ -62,6 +75,21 @@ export class NodeRegistry {
     await markStopped(this.options.db, this.incarnation, Date.now()).catch((error: unknown) =>
       this.logger.warn({ err: error }, 'node not marked stopped; the others see it dead once its heartbeat is old'),
     );
+  }
+
+  /** The incarnations seen in the last day, newest first, with their state as of now. */
+  async view(): Promise<NodeView[]> {
+    const now = Date.now();
+    const records = await recentNodes(this.options.db, now - keepGoneMs);
+    return records.map((record) => ({
+      incarnation: record.incarnation,
+      nodeId: record.nodeId,
+      state: record.stoppedAt !== null ? 'stopped' : record.heartbeatAt >= now - this.options.deadAfterMs ? 'alive' : 'dead',
+      self: record.incarnation === this.incarnation,
+      startedAt: new Date(record.startedAt).toISOString(),
+      heartbeatAt: new Date(record.heartbeatAt).toISOString(),
+      stoppedAt: record.stoppedAt === null ? null : new Date(record.stoppedAt).toISOString(),
+    }));
   }
 
   /** One beat: the heartbeat written, the live incarnations read and handed on. Failures are logged, never thrown. */

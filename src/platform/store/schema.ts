@@ -128,7 +128,7 @@ export interface DeliveriesTable {
 }
 
 /** One life of a node: registered at start, heartbeating while it runs, stopped at a clean stop. */
-export interface NodesTable {
+interface NodesTable {
   incarnation: string;
   /** NODE_ID: the node's name across restarts. */
   node_id: string;

@@ -9,7 +9,7 @@ export interface OneNodeLock {
 }
 
 /** The lock file of the database at `databasePath` (absolute). */
-export function oneNodeLockPath(databasePath: string): string {
+function oneNodeLockPath(databasePath: string): string {
   return `${databasePath}-node.lock`;
 }
 

@@ -70,4 +70,35 @@ describe.each(targets)('the node registry on $name', (target) => {
       await rx.close();
     }
   });
+
+  it.skipIf(!target.available)('lists the nodes sharing the store at GET /cluster, to the global key only', async () => {
+    const t = await startApp(target, { NODE_ID: 'cluster-view', NODE_DEAD_AFTER_MS: '5000' });
+    apps.push(t);
+    const db = t.services.store.db;
+    // An earlier life of another node that stopped beating a minute ago, and one that stopped cleanly.
+    const now = Date.now();
+    await db
+      .insertInto('nodes')
+      .values([
+        { incarnation: 'gone-silent', node_id: 'other-node', started_at: now - 120_000, heartbeat_at: now - 60_000, stopped_at: null },
+        { incarnation: 'gone-cleanly', node_id: 'third-node', started_at: now - 90_000, heartbeat_at: now - 30_000, stopped_at: now - 30_000 },
+      ])
+      .execute();
+
+    const res = await t.api('GET', 'cluster');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.self).toEqual({ incarnation: t.services.nodes.incarnation, nodeId: 'cluster-view' });
+    expect(res.body.deadAfterMs).toBe(5000);
+    const byIncarnation = new Map(res.body.nodes.map((node: { incarnation: string }) => [node.incarnation, node]));
+    expect(byIncarnation.get(t.services.nodes.incarnation)).toMatchObject({ nodeId: 'cluster-view', state: 'alive', self: true, stoppedAt: null });
+    expect(byIncarnation.get('gone-silent')).toMatchObject({ nodeId: 'other-node', state: 'dead', self: false, stoppedAt: null });
+    expect(byIncarnation.get('gone-cleanly')).toMatchObject({ nodeId: 'third-node', state: 'stopped', self: false });
+    expect(new Date(res.body.nodes[0].startedAt).getTime()).toBeGreaterThanOrEqual(new Date(res.body.nodes[1].startedAt).getTime());
+
+    const created = await t.api('POST', 'instance/create', { body: { instanceName: 'cluster-inst', integration: 'SANDBOX' } });
+    expect(created.status).toBe(201);
+    const byInstanceKey = await t.api('GET', 'cluster', { key: created.body.hash.apikey });
+    expect(byInstanceKey.status).toBe(403);
+    expect((await t.api('GET', 'cluster', { key: null })).status).toBe(401);
+  });
 });
