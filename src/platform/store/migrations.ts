@@ -383,6 +383,9 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: st
   const migrator = new Migrator({
     db,
     provider: new ListProvider(dialect),
+    // Features are built side by side, each with its own numbered migration: one numbered below a migration a store
+    // already has (merged later) is applied all the same. Every migration stands alone (no one needs another's order).
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
