@@ -22,6 +22,7 @@ import { messageActionRoutes } from './messages/message-actions.routes.js';
 import { labelRoutes } from './history/label.routes.js';
 import { templateRoutes } from './messages/template.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
+import { clusterRoutes } from './platform/cluster/routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -96,6 +97,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         logger: services.logger,
       });
       await api.register(settingsRoutes, { instances: services.instances });
+      await api.register(clusterRoutes, { nodes: services.nodes, nodeId: config.nodeId, deadAfterMs: config.nodeDeadAfterMs });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });

@@ -158,11 +158,16 @@ export class InstanceConnectorHost implements ConnectorHost {
   async messagesSynced(instanceId: string, messages: InboundMessage[]): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance || messages.length === 0) return;
+    const alongside = this.deps.alongside;
+    await alongside?.ready(instanceId);
     await inUnit(this.deps.db, async (unit) => {
       const stored = [];
       for (const message of messages) {
         const record = this.inboundRecord(instanceId, message);
-        if (await this.insertOnce(unit, record)) stored.push(presentMessage(record));
+        if (!(await this.insertOnce(unit, record))) continue;
+        stored.push(presentMessage(record));
+        // Their chats and contacts are kept too, so the find routes show the synced conversations.
+        alongside?.stored(unit, record, unit, 'synced');
       }
       if (stored.length > 0) this.deps.events.emit(unit, this.source(instance), 'MESSAGES_SET', stored);
     });

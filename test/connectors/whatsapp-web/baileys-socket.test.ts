@@ -496,6 +496,14 @@ describe('history, updates, receipts, edits and deletions', () => {
     expect(synced.map((m) => m.keyId)).toEqual(['3EB0C431C26A1916E07A']);
     const set = await w.store.db.selectFrom('outbox').select(['body']).where('event', '=', 'MESSAGES_SET').executeTakeFirst();
     expect(JSON.parse(set!.body).data).toHaveLength(1);
+    // The synced message's chat and sender are kept for the find routes: old news (nothing unread), and announced by
+    // CHATS_SET and CONTACTS_UPSERT above, not once more.
+    const chats = await w.store.db.selectFrom('chats').select(['remote_jid', 'unread_messages']).where('instance_id', '=', w.instance.id).execute();
+    expect(chats).toEqual([{ remote_jid: synced[0].remoteJid, unread_messages: 0 }]);
+    const contacts = await w.store.db.selectFrom('contacts').select(['remote_jid']).where('instance_id', '=', w.instance.id).execute();
+    expect(contacts).toEqual([{ remote_jid: synced[0].remoteJid }]);
+    const announced = await w.store.db.selectFrom('outbox').select('event').where('event', 'in', ['CHATS_UPSERT', 'CONTACTS_UPSERT']).execute();
+    expect(announced.map((row) => row.event)).toEqual(['CONTACTS_UPSERT']);
 
     // The mapping from the sync is used afterwards.
     w.socket().emit('presence.update', { id: '555000111222333@lid', presences: { '555000111222333@lid': { lastKnownPresence: 'composing' } } });
