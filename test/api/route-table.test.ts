@@ -26,7 +26,13 @@ const rootPaths = new Set(['/metrics', '/manager', '/verify-creds']);
 const servedAt = (path: string) => (rootPaths.has(path) ? path : `/messenger${path}`).replace('{instance}', ':instance');
 
 /** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, docs/manager.md, the API document). */
-const ownRoutes = [/^\/messenger\/sandbox\//, /^\/messenger\/webhook\/(deliveries|redeliver)\//, /^\/messenger\/docs/, /^\/messenger\/instance\/activity$/];
+const ownRoutes = [
+  /^\/messenger\/cluster$/,
+  /^\/messenger\/sandbox\//,
+  /^\/messenger\/webhook\/(deliveries|redeliver)\//,
+  /^\/messenger\/docs/,
+  /^\/messenger\/instance\/activity$/,
+];
 
 describe('the table of every route in docs/compatibility.md', () => {
   const rows = documentedRoutes();
