@@ -20,6 +20,7 @@ import { profileRoutes } from './instances/profile.routes.js';
 import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
+import { groupRoutes } from './groups/routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -102,6 +103,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(profileRoutes, { profiles: services.profiles });
       await api.register(historyRoutes, { reads: services.historyReads, marks: services.chatMarks });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });
+      await api.register(groupRoutes, { groups: services.groups });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
       for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },

@@ -48,6 +48,7 @@ import { MessageChanges } from './messages/message-changes.js';
 import { SentMessageChanges } from './messages/sent-message-changes.js';
 import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
+import { GroupOperations } from './groups/service.js';
 
 export interface Services {
   config: Config;
@@ -87,6 +88,8 @@ export interface Services {
   blocks: BlockOperations;
   /** Media messages' bytes through the connector that has them. */
   mediaDownloads: MediaDownloads;
+  /** Groups: creating and administering them, invites, participants, settings. */
+  groups: GroupOperations;
   webhooks: WebhookDispatcher;
   metrics: Metrics;
   retention: EventRetention;
@@ -254,6 +257,12 @@ export function createServices({
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
+  const groups = new GroupOperations({
+    connectorOf,
+    kinds,
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    sendText: (instance, number, text) => outgoing.text(instance, { number, text }, { route: 'group/sendInvite', body: { number, text } }),
+  });
 
   return {
     priority,
@@ -280,6 +289,7 @@ export function createServices({
     messageChanges,
     blocks,
     mediaDownloads,
+    groups,
     webhooks,
     metrics,
     retention,

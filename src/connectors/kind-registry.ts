@@ -13,6 +13,7 @@ function can(capabilities: KindCapabilities, operation: Operation): boolean {
   if (operation === 'revoke' || operation === 'edit') return capabilities.changes?.includes(operation) === true;
   if (operation === 'blocking') return capabilities.blocking === true;
   if (operation === 'mediaDownload') return capabilities.mediaDownload === true;
+  if (operation === 'groups') return capabilities.groups === true;
   return capabilities.messaging.operations.includes(operation);
 }
 

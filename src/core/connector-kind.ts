@@ -21,7 +21,7 @@ export const messageOperations = [
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats';
+export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats' | 'groups';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
 type ChangeOperation = 'revoke' | 'edit';
@@ -47,6 +47,8 @@ export interface KindCapabilities {
   blocking?: boolean;
   /** Downloading the bytes of media messages (absent: no). */
   mediaDownload?: boolean;
+  /** Groups: creating, administering, joining and leaving them (absent: no). */
+  groups?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

@@ -242,7 +242,7 @@ export class OutgoingMessages {
       async () => {
         const built = await build();
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
-        connector.messaging.check?.(built);
+        await connector.messaging.check?.(built);
         const alternate = connector.contacts?.alternateAddress?.(built.remoteJid);
         return alternate ? { ...built, remoteJidAlt: alternate } : built;
       },
