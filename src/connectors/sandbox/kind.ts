@@ -46,6 +46,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
       blocking: true,
       mediaDownload: true,
       chats: true,
+      groups: true,
     },
     alwaysOn: false,
     creationFields: plainCreationFields,

@@ -14,6 +14,7 @@ import {
 import { accountForms, isLidAddress, lidWithoutDevice, parseUserAddress, sandboxLid, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 import type { SandboxBlocks } from './blocks.js';
+import type { SandboxGroups } from './groups.js';
 
 /** A sandbox instance that is live and linked: who it is on the network. */
 export interface LinkedParty {
@@ -38,6 +39,8 @@ export interface RouterDeps {
   linked: (instanceId: string) => LinkedParty | null;
   /** Who blocked whom: a blocked sender's messages stop at the server. */
   blocks: SandboxBlocks;
+  /** Group messages go to the group's members. */
+  groups: Pick<SandboxGroups, 'deliver'>;
   logger: Logger;
 }
 
@@ -60,6 +63,7 @@ export class SandboxRouter {
    */
   async send(sender: LinkedParty, message: OutboundMessage): Promise<void> {
     if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
+    if (message.remoteJid.endsWith('@g.us')) return this.deps.groups.deliver(sender, message);
     const { host } = this.deps;
     const to = this.phoneAddress(message.remoteJid);
     if (to !== null && accountForms(to).includes(sender.ownerJid)) {
