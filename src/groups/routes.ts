@@ -1,5 +1,6 @@
 // Group routes: Evolution's /group/* with its query parameters (groupJid, inviteCode, getParticipants) and status codes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
 import { InstanceParams } from '../platform/http/schemas.js';
@@ -37,6 +38,11 @@ export interface GroupRoutesOptions {
 }
 
 const tags = ['groups'];
+
+/** A request without a body is an empty one (upstream's JSON parser makes it `{}`: clients send none here). */
+const emptyBodyWhenNone = async (request: FastifyRequest) => {
+  request.body ??= {};
+};
 const updated = { update: 'success' as const };
 
 export const groupRoutes: FastifyPluginAsyncTypebox<GroupRoutesOptions> = async (app, { groups }) => {
@@ -129,12 +135,13 @@ export const groupRoutes: FastifyPluginAsyncTypebox<GroupRoutesOptions> = async 
         summary: "Replace a group's invite code (the old link stops working)",
         params: InstanceParams,
         querystring: GroupJidQuery,
-        body: Type.Optional(GroupJidBody),
+        body: GroupJidBody,
         response: { 201: RevokedAnswer },
       },
+      preValidation: emptyBodyWhenNone,
     },
     async (request, reply) => {
-      const jid = requestedGroup(request.body?.groupJid, request.query.groupJid);
+      const jid = requestedGroup(request.body.groupJid, request.query.groupJid);
       return reply.status(201).send(await groups.revokeInviteCode(pathInstance(request), jid));
     },
   );
@@ -283,10 +290,11 @@ export const groupRoutes: FastifyPluginAsyncTypebox<GroupRoutesOptions> = async 
         summary: 'Leave a group',
         params: InstanceParams,
         querystring: GroupJidQuery,
-        body: Type.Optional(GroupJidBody),
+        body: GroupJidBody,
         response: { 200: LeftAnswer },
       },
+      preValidation: emptyBodyWhenNone,
     },
-    async (request) => groups.leave(pathInstance(request), requestedGroup(request.body?.groupJid, request.query.groupJid)),
+    async (request) => groups.leave(pathInstance(request), requestedGroup(request.body.groupJid, request.query.groupJid)),
   );
 };
