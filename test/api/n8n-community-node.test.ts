@@ -254,7 +254,7 @@ describe.each(targets)('the n8n community node on $name', (target) => {
       await rx.waitFor(() => rx.of('groups.update', c.name).some((e) => e.body.data[0]?.ephemeralDuration === 86400), 10_000);
       expect(await run('groups-api', 'leave-group', { instanceName: c.name, groupJid })).toEqual({ groupJid, leave: true });
       await rx.waitFor(
-        () => rx.of('group-participants.update', a.name).some((e) => e.body.data.action === 'remove' && e.body.data.authorPn === `${c.number}@s.whatsapp.net`),
+        () => rx.of('group-participants.update', a.name).some((e) => e.body.data.action === 'remove' && e.body.data.author === `${c.number}@s.whatsapp.net`),
         10_000,
       );
     });

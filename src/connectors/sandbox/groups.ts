@@ -183,12 +183,7 @@ export class SandboxGroups {
       if (memberKey(group, actor.ownerJid) !== null) return group.jid;
       await this.deps.store.saveMembers(group, [{ jid: actor.ownerJid, role: 'member' }], []);
       await this.notifyAccounts([actor.ownerJid], 'GROUPS_UPSERT', [{ ...this.metadataOf(group), ...authorOf(actor) }]);
-      await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', {
-        id: group.jid,
-        ...authorOf(actor),
-        participants: [this.participantOf(actor.ownerJid, 'member')],
-        action: 'add',
-      });
+      await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', participantsEvent(group, actor, [actor.ownerJid], 'add'));
       return group.jid;
     });
   }
@@ -215,13 +210,7 @@ export class SandboxGroups {
       if (touched.length === 0) return results;
       await this.deps.store.saveMembers(group, changed, removed);
       if (action === 'add') await this.notifyAccounts(touched, 'GROUPS_UPSERT', [{ ...this.metadataOf(group), ...authorOf(actor) }]);
-      const event = {
-        id: group.jid,
-        ...authorOf(actor),
-        participants: touched.map((member) => this.participantOf(member, group.members.get(member) ?? 'member')),
-        action,
-      };
-      await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', event, removed);
+      await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', participantsEvent(group, actor, touched, action), removed);
       return results;
     });
   }
@@ -258,13 +247,11 @@ export class SandboxGroups {
       const key = memberKey(group, actor.ownerJid);
       if (key === null) throw refused(`this account is not a participant of group ${jid}`, 'forbidden');
       await this.deps.store.saveMembers(group, [], [key]);
-      const left = { id: group.jid, ...authorOf(actor), participants: [this.participantOf(key, null)], action: 'remove' };
-      await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', left, [key]);
+      await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', participantsEvent(group, actor, [key], 'remove'), [key]);
       const [successor] = group.members.keys();
       if (successor !== undefined && ![...group.members.values()].some(isAdmin)) {
         await this.deps.store.saveMembers(group, [{ jid: successor, role: 'admin' }], []);
-        const promoted = { id: group.jid, ...authorOf(actor), participants: [this.participantOf(successor, 'admin')], action: 'promote' };
-        await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', promoted);
+        await this.notify(group, 'GROUP_PARTICIPANTS_UPDATE', participantsEvent(group, actor, [successor], 'promote'));
       }
     });
   }
@@ -386,7 +373,7 @@ export class SandboxGroups {
   }
 
   private participantOf(jid: string, role: MemberRole | null): GroupParticipant {
-    return { id: jid, lid: sandboxLid(jid), admin: role === 'superadmin' || role === 'admin' ? role : null };
+    return { id: jid, lid: sandboxLid(jid), admin: adminOf(role) };
   }
 
   /** Emits `event` to every member's instance (and to the accounts in `also`, e.g. those just removed). */
@@ -427,6 +414,23 @@ function outcome(action: ParticipantAction, role: MemberRole | undefined): strin
   if (role === undefined) return '404';
   if (role === 'superadmin' && action !== 'promote') return '403';
   return '200';
+}
+
+const adminOf = (role: MemberRole | null | undefined) => (role === 'superadmin' || role === 'admin' ? role : null);
+
+/**
+ * GROUP_PARTICIPANTS_UPDATE as the WhatsApp Web connector reports it: the actor's phone address as `author` (its @lid
+ * one as `authorAlt`), the participants' phone addresses, and `participantsData` with each one's addresses and rank.
+ */
+function participantsEvent(group: SandboxGroup, actor: LinkedParty, members: string[], action: ParticipantAction) {
+  return {
+    id: group.jid,
+    author: actor.ownerJid,
+    authorAlt: sandboxLid(actor.ownerJid),
+    participants: members,
+    action,
+    participantsData: members.map((jid) => ({ jid, phoneNumber: jid, lid: sandboxLid(jid), admin: adminOf(group.members.get(jid)) })),
+  };
 }
 
 function authorOf(actor: LinkedParty): { author: string; authorPn: string } {
