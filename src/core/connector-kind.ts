@@ -21,7 +21,17 @@ export const messageOperations = [
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats' | 'groups';
+export type Operation =
+  | MessageOperation
+  | 'presence'
+  | 'privacy'
+  | 'whatsappNumbers'
+  | 'profile'
+  | ChangeOperation
+  | 'blocking'
+  | 'mediaDownload'
+  | 'chats'
+  | 'groups';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
 type ChangeOperation = 'revoke' | 'edit';

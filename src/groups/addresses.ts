@@ -32,10 +32,7 @@ export function groupJid(value: string, field: string, suffix: boolean): string 
 export function requestedInviteCode(value: string | undefined): string {
   const given = value?.trim();
   if (given === undefined || given === '') {
-    throw invalidInput(
-      'The group invite code id needs to be informed in the query',
-      'ex: "inviteCode=F1EX5QZxO181L3TMVP31gY" (Obtained from group join link)',
-    );
+    throw invalidInput('The group invite code id needs to be informed in the query', 'ex: "inviteCode=F1EX5QZxO181L3TMVP31gY" (Obtained from group join link)');
   }
   const code = given.startsWith(inviteLinkPrefix) ? given.slice(inviteLinkPrefix.length) : given;
   if (!inviteCodePattern.test(code)) {
@@ -45,7 +42,7 @@ export function requestedInviteCode(value: string | undefined): string {
 }
 
 /** A person to add, remove, promote or demote: a phone number or a person's address; anything else names its field. */
-export function personJid(value: string, field: string): string {
+function personJid(value: string, field: string): string {
   const jid = toJid(value, field);
   if (!jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) {
     throw invalidInput(`${field} "${value}" is not a person: give a phone number with country code or a person's address`);

@@ -294,10 +294,17 @@ async function inGroup(instance: Instance, connector: Connector, built: BuiltMes
   const metadata = await connector.groups.metadata(built.remoteJid).catch(() => null);
   if (!metadata) return message;
   if (common.mentionsEveryOne) {
-    setMentions(message.content, metadata.participants.map((p) => p.id));
+    setMentions(
+      message.content,
+      metadata.participants.map((p) => p.id),
+    );
   } else {
     const named = mentionsOf(message.content);
-    if (named) setMentions(message.content, named.map((jid) => asParticipant(jid, metadata.participants)));
+    if (named)
+      setMentions(
+        message.content,
+        named.map((jid) => asParticipant(jid, metadata.participants)),
+      );
   }
   return message;
 }

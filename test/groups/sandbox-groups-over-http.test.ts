@@ -141,12 +141,18 @@ describe.each(targets)('groups over HTTP on $name', (target) => {
 
       const demoted = await t.api('POST', `group/updateParticipant/${a.name}`, { body: { groupJid: gid, action: 'demote', participants: [b.owner] } });
       expect(demoted.status).toBe(201);
-      await everyoneGot('group-participants.update', [a, b, c], (d) => d.action === 'demote' && d.participants[0] === b.owner && d.participantsData[0].admin === null);
+      await everyoneGot(
+        'group-participants.update',
+        [a, b, c],
+        (d) => d.action === 'demote' && d.participants[0] === b.owner && d.participantsData[0].admin === null,
+      );
       expect400(await sendText(b, 'still?'), /only admins can send messages/);
       // The owner cannot be demoted; a non-member cannot be promoted; a member cannot be added twice: per participant.
       const mixed = await t.api('POST', `group/updateParticipant/${b.name}?groupJid=${gid}`, { body: { action: 'add', participants: ['4930123456'] } });
       expect400(mixed, /only admins/);
-      const statuses = await t.api('POST', `group/updateParticipant/${a.name}?groupJid=${gid}`, { body: { action: 'add', participants: [c.number, '4930123456'] } });
+      const statuses = await t.api('POST', `group/updateParticipant/${a.name}?groupJid=${gid}`, {
+        body: { action: 'add', participants: [c.number, '4930123456'] },
+      });
       expect(statuses.status).toBe(201);
       expect(statuses.body.updateParticipants.map((r: Json) => r.status)).toEqual(['409', '200']);
       expect((await t.api('POST', `group/updateSetting/${a.name}?groupJid=${gid}`, { body: { action: 'not_announcement' } })).status).toBe(201);
@@ -213,10 +219,7 @@ describe.each(targets)('groups over HTTP on $name', (target) => {
       const sent = await t.api('POST', `group/sendInvite/${a.name}`, { body: { groupJid: gid, description: 'Come back', numbers: [c.number] } });
       expect(sent.status, JSON.stringify(sent.body)).toBe(200);
       expect(sent.body).toEqual({ send: true, inviteUrl: `https://chat.whatsapp.com/${revoked.body.inviteCode}` });
-      await rx.waitFor(
-        () => rx.of('messages.upsert', c.name).some((e) => e.body.data.message?.conversation === `Come back\n\n${sent.body.inviteUrl}`),
-        10_000,
-      );
+      await rx.waitFor(() => rx.of('messages.upsert', c.name).some((e) => e.body.data.message?.conversation === `Come back\n\n${sent.body.inviteUrl}`), 10_000);
     });
 
     it('refuses bad input with a 400 that says what to fix, an unknown group with a 404', async () => {
@@ -250,7 +253,10 @@ describe.each(targets)('groups over HTTP on $name', (target) => {
         body: { instanceName: cloud, integration: 'WHATSAPP-BUSINESS', token: 'meta-token', number: uniqueNumber('1') },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      expect400(await t.api('POST', `group/create/${cloud}`, { body: { subject: 'x', participants: [b.number] } }), /Method not available on WhatsApp Business API/);
+      expect400(
+        await t.api('POST', `group/create/${cloud}`, { body: { subject: 'x', participants: [b.number] } }),
+        /Method not available on WhatsApp Business API/,
+      );
       const unlinked = uniqueName('grp-unlinked');
       expect((await t.api('POST', 'instance/create', { body: { instanceName: unlinked, integration: 'SANDBOX' } })).status).toBe(201);
       expect400(await t.api('GET', `group/fetchAllGroups/${unlinked}?getParticipants=false`), /not connected.*needs a linked instance/);

@@ -200,7 +200,11 @@ export class SandboxGroups {
         const phone = this.phoneOf(participant);
         const key = memberKey(group, phone);
         const status = outcome(action, key === null ? undefined : group.members.get(key));
-        results.push({ status, jid: key ?? phone, content: { tag: 'participant', attrs: { jid: key ?? phone, ...(status !== '200' ? { error: status } : {}) } } });
+        results.push({
+          status,
+          jid: key ?? phone,
+          content: { tag: 'participant', attrs: { jid: key ?? phone, ...(status !== '200' ? { error: status } : {}) } },
+        });
         if (status !== '200') continue;
         if (action === 'add') changed.push({ jid: phone, role: 'member' });
         else if (action === 'remove' && key !== null) removed.push(key);

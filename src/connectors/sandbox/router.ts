@@ -14,7 +14,6 @@ import {
 import { accountForms, isLidAddress, lidWithoutDevice, parseUserAddress, sandboxLid, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 import type { SandboxBlocks } from './blocks.js';
-import type { SandboxGroups } from './groups.js';
 
 /** A sandbox instance that is live and linked: who it is on the network. */
 export interface LinkedParty {
@@ -40,7 +39,7 @@ export interface RouterDeps {
   /** Who blocked whom: a blocked sender's messages stop at the server. */
   blocks: SandboxBlocks;
   /** Group messages go to the group's members. */
-  groups: Pick<SandboxGroups, 'deliver'>;
+  groups: { deliver(sender: LinkedParty, message: OutboundMessage): Promise<void> };
   logger: Logger;
 }
 

@@ -47,7 +47,7 @@ export class GroupMetadataCache {
 }
 
 /** Baileys' metadata in the contract's shape (its extra `*Pn` fields kept, undefined ones left out). */
-export function metadataOf(found: BaileysGroupMetadata): GroupMetadata {
+function metadataOf(found: BaileysGroupMetadata): GroupMetadata {
   const optional = <K extends keyof BaileysGroupMetadata>(...keys: K[]) => {
     const out: Record<string, unknown> = {};
     for (const key of keys) if (found[key] !== undefined && found[key] !== null) out[key] = found[key];

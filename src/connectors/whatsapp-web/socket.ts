@@ -60,7 +60,11 @@ export interface WaSocket {
   groupGetInviteInfo(code: string): Promise<GroupMetadata>;
   groupAcceptInvite(code: string): Promise<string | undefined>;
   groupFetchAllParticipating(): Promise<{ [jid: string]: GroupMetadata }>;
-  groupParticipantsUpdate(jid: string, participants: string[], action: ParticipantAction): Promise<{ status: string; jid: string | undefined; content: BinaryNode }[]>;
+  groupParticipantsUpdate(
+    jid: string,
+    participants: string[],
+    action: ParticipantAction,
+  ): Promise<{ status: string; jid: string | undefined; content: BinaryNode }[]>;
   groupSettingUpdate(jid: string, setting: 'announcement' | 'not_announcement' | 'locked' | 'unlocked'): Promise<void>;
   groupToggleEphemeral(jid: string, ephemeralExpiration: number): Promise<void>;
   groupLeave(jid: string): Promise<void>;

@@ -189,10 +189,7 @@ class FakeSocket implements WaSocket {
       owner: LID,
       ownerPn: `${OWNER}@s.whatsapp.net`,
       creation: 1735689600,
-      participants: [
-        { id: LID, phoneNumber: `${OWNER}@s.whatsapp.net`, admin: 'superadmin' as const },
-        ...participants.map((id) => ({ id, admin: null })),
-      ],
+      participants: [{ id: LID, phoneNumber: `${OWNER}@s.whatsapp.net`, admin: 'superadmin' as const }, ...participants.map((id) => ({ id, admin: null }))],
     };
   }
   async groupUpdateSubject(jid: string, subject: string) {
