@@ -222,6 +222,21 @@ describe.each(targets)('groups over HTTP on $name', (target) => {
       await rx.waitFor(() => rx.of('messages.upsert', c.name).some((e) => e.body.data.message?.conversation === `Come back\n\n${sent.body.inviteUrl}`), 10_000);
     });
 
+    it('an instance with groupsIgnore gets no group messages and no group events; the sender still has DELIVERY_ACK', async () => {
+      expect((await t.api('POST', `settings/set/${b.name}`, { body: { groupsIgnore: true } })).status).toBe(201);
+      const before = rx.of('groups.update', b.name).length;
+      const sent = await sendText(a, 'ignored by Bob');
+      await rx.waitFor(
+        () => rx.of('messages.update', a.name).some((e) => e.body.data.keyId === sent.body.key.id && e.body.data.status === 'DELIVERY_ACK'),
+        10_000,
+      );
+      expect((await t.api('POST', `group/updateGroupDescription/${a.name}?groupJid=${gid}`, { body: { description: 'quiet' } })).status).toBe(201);
+      await everyoneGot('groups.update', [a], (d) => d[0]?.desc === 'quiet');
+      expect(upsertOf(b, sent.body.key.id)).toBeUndefined();
+      expect(rx.of('groups.update', b.name)).toHaveLength(before);
+      expect((await t.api('POST', `settings/set/${b.name}`, { body: { groupsIgnore: false } })).status).toBe(201);
+    });
+
     it('refuses bad input with a 400 that says what to fix, an unknown group with a 404', async () => {
       expect400(await t.api('GET', `group/findGroupInfos/${a.name}`), /The group id needs to be informed in the query/);
       expect400(await t.api('GET', `group/findGroupInfos/${a.name}?groupJid=abc`), /groupJid "abc" is not a group id/);

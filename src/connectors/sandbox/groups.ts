@@ -294,11 +294,15 @@ export class SandboxGroups {
       timestamp: nowSeconds(),
     };
     const reports: Promise<void>[] = [];
+    let delivered = 0;
     for (const instanceId of this.instancesOf([...group.members.keys()], sender.instanceId)) {
       if (this.deps.linked(instanceId) === null) continue;
+      delivered++;
+      // An instance that ignores groups has the message (its phone does) but reports nothing, as upstream.
+      if (this.deps.lookup.byId(instanceId)?.settings.groupsIgnore) continue;
       reports.push(this.deps.host.messageReceived(instanceId, structuredClone(inbound)));
     }
-    if (reports.length > 0) reports.push(this.deps.host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'));
+    if (delivered > 0) reports.push(this.deps.host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'));
     await Promise.all(reports);
   }
 
