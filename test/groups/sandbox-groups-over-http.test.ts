@@ -259,6 +259,35 @@ describe.each(targets)('groups over HTTP on $name', (target) => {
       expect400(await t.api('POST', `message/sendText/${a.name}`, { body: { number: '120363999999999999@g.us', text: 'x' } }), /does not exist/);
     });
 
+    it('the OpenAPI document has every group route with its request and answer schemas', async () => {
+      const doc = await t.api('GET', 'docs/json', { key: null });
+      expect(doc.status).toBe(200);
+      const routes: [string, string, string, string][] = [
+        ['post', 'create', 'participants', '201'],
+        ['post', 'updateGroupSubject', 'subject', '201'],
+        ['post', 'updateGroupPicture', 'image', '201'],
+        ['post', 'updateGroupDescription', 'description', '201'],
+        ['get', 'inviteCode', 'groupJid', '200'],
+        ['post', 'revokeInviteCode', 'groupJid', '201'],
+        ['post', 'sendInvite', 'numbers', '200'],
+        ['get', 'inviteInfo', 'inviteCode', '200'],
+        ['get', 'acceptInviteCode', 'inviteCode', '200'],
+        ['get', 'findGroupInfos', 'groupJid', '200'],
+        ['get', 'fetchAllGroups', 'getParticipants', '200'],
+        ['get', 'participants', 'groupJid', '200'],
+        ['post', 'updateParticipant', 'action', '201'],
+        ['post', 'updateSetting', 'action', '201'],
+        ['post', 'toggleEphemeral', 'expiration', '201'],
+        ['delete', 'leaveGroup', 'groupJid', '200'],
+      ];
+      for (const [method, route, field, status] of routes) {
+        const operation = doc.body.paths[`/messenger/group/${route}/{instance}`]?.[method];
+        expect(operation, route).toBeDefined();
+        expect(JSON.stringify([operation.requestBody ?? null, operation.parameters ?? []]), route).toContain(field);
+        expect(operation.responses[status]?.content, `${route} ${status}`).toBeDefined();
+      }
+    });
+
     it('answers "Method not available" on EVOLUTION and WHATSAPP-BUSINESS, and needs a linked instance on the sandbox', async () => {
       const evolution = uniqueName('grp-evo');
       expect((await t.api('POST', 'instance/create', { body: { instanceName: evolution, integration: 'EVOLUTION' } })).status).toBe(201);
