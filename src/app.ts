@@ -19,8 +19,11 @@ import { chatRoutes } from './messages/chat.routes.js';
 import { profileRoutes } from './instances/profile.routes.js';
 import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
+import { labelRoutes } from './history/label.routes.js';
+import { templateRoutes } from './messages/template.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { groupRoutes } from './groups/routes.js';
+import { clusterRoutes } from './platform/cluster/routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -95,6 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         logger: services.logger,
       });
       await api.register(settingsRoutes, { instances: services.instances });
+      await api.register(clusterRoutes, { nodes: services.nodes, nodeId: config.nodeId, deadAfterMs: config.nodeDeadAfterMs });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
@@ -104,6 +108,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(historyRoutes, { reads: services.historyReads, marks: services.chatMarks });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });
       await api.register(groupRoutes, { groups: services.groups });
+      await api.register(labelRoutes, { labels: services.labels });
+      await api.register(templateRoutes, { templates: services.templates });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
       for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },

@@ -13,6 +13,7 @@ import { SinkConfigs } from './events/sink-configs.js';
 import { EventWriter, type OutboxSink } from './events/writer.js';
 import type { SinkCreation } from './core/event-sink.js';
 import { sendRules, WebhookDispatcher } from './sinks/webhook/dispatcher.js';
+import { NodeRegistry } from './platform/cluster/node-registry.js';
 import { createMediaResolver, mediaResolverSettings } from './sinks/webhook/media-resolver.js';
 import { ThreadSender } from './sinks/webhook/thread/host.js';
 import { StatusRecorder } from './messages/status-recorder.js';
@@ -49,6 +50,9 @@ import { SentMessageChanges } from './messages/sent-message-changes.js';
 import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
 import { GroupOperations } from './groups/service.js';
+import { LabelBook } from './history/label-book.js';
+import { LabelOperations } from './history/labels.js';
+import { removeTemplatesOf, TemplateOperations } from './messages/templates.js';
 
 export interface Services {
   config: Config;
@@ -90,7 +94,13 @@ export interface Services {
   mediaDownloads: MediaDownloads;
   /** Groups: creating and administering them, invites, participants, settings. */
   groups: GroupOperations;
+  /** Labels and chats' labels. */
+  labels: LabelOperations;
+  /** Meta message templates (WHATSAPP-BUSINESS). */
+  templates: TemplateOperations;
   webhooks: WebhookDispatcher;
+  /** This node in the store: its incarnation and heartbeat, and who else is alive. */
+  nodes: NodeRegistry;
   metrics: Metrics;
   retention: EventRetention;
   /** Where events go (webhook, websocket, brokers), in the order they see each event. */
@@ -146,7 +156,16 @@ export function createServices({
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
   const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
+  const nodes = new NodeRegistry({
+    db: store.db,
+    nodeId: config.nodeId,
+    heartbeatMs: config.nodeHeartbeatMs,
+    deadAfterMs: config.nodeDeadAfterMs,
+    oneNodeStore: store.dialect === 'sqlite',
+    logger,
+  });
   const webhooks = new WebhookDispatcher({
+    claimant: nodes.incarnation,
     store,
     config,
     sinks,
@@ -157,6 +176,8 @@ export function createServices({
     ...(config.webhookDeliveryThread ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) } : {}),
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
+  // On every heartbeat, the webhook claims of dead nodes are taken over.
+  nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
@@ -192,6 +213,7 @@ export function createServices({
     apikeyOf,
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
+  const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
   const connectorHost = new InstanceConnectorHost({
     db: store.db,
     logger,
@@ -202,6 +224,7 @@ export function createServices({
     alongside: history,
     keepReceived: config.saveNewMessages,
     changes,
+    labels: labelBook,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -210,6 +233,7 @@ export function createServices({
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
+  removal.onRemove(removeTemplatesOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -263,6 +287,8 @@ export function createServices({
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
     sendText: (instance, number, text) => outgoing.text(instance, { number, text }, { route: 'group/sendInvite', body: { number, text } }),
   });
+  const labels = new LabelOperations({ db: store.db, book: labelBook, kinds, connectorOf });
+  const templates = new TemplateOperations({ db: store.db, kinds, connectorOf });
 
   return {
     priority,
@@ -290,13 +316,18 @@ export function createServices({
     blocks,
     mediaDownloads,
     groups,
+    labels,
+    templates,
     webhooks,
+    nodes,
     metrics,
     retention,
     eventSinks: eventSinks.list,
     websocket: eventSinks.websocket,
     sinkCreation: eventSinks.creation,
     async start() {
+      // Registered first: the claims of this node's earlier life are taken over before any work starts.
+      await nodes.start();
       await registry.load();
       await sinks.load();
       for (const sink of eventSinks.list) await sink.start?.();
@@ -309,6 +340,7 @@ export function createServices({
       await workers.stop();
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
+      await nodes.stop();
     },
   };
 }

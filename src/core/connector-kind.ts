@@ -31,7 +31,9 @@ export type Operation =
   | 'blocking'
   | 'mediaDownload'
   | 'chats'
-  | 'groups';
+  | 'groups'
+  | 'labels'
+  | 'templates';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
 type ChangeOperation = 'revoke' | 'edit';
@@ -59,6 +61,10 @@ export interface KindCapabilities {
   mediaDownload?: boolean;
   /** Groups: creating, administering, joining and leaving them (absent: no). */
   groups?: boolean;
+  /** Labelling chats (`label/findLabels`, `label/handleLabel`; absent: no). */
+  labels?: boolean;
+  /** Meta message templates: creating, listing and sending them (`template/*`, `sendTemplate`; absent: no). */
+  templates?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

@@ -13,6 +13,7 @@ import {
   type ProfileModule,
   type ChatsModule,
   type GroupsModule,
+  type LabelsModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
@@ -32,6 +33,7 @@ import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
 import { chatsModule } from './chats.js';
 import { GroupMetadataCache, groupsModule } from './groups.js';
+import { labelsModule } from './labels.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
@@ -234,6 +236,7 @@ export class WhatsAppWebConnector implements Connector {
   readonly chats: ChatsModule = chatsModule(() => this.liveSocket());
 
   readonly groups: GroupsModule = groupsModule(() => this.liveSocket(), this.groupCache);
+  readonly labels: LabelsModule = labelsModule(() => this.liveSocket());
 
   // ---- lifecycle (always run inside the queue) ----
 

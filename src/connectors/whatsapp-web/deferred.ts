@@ -6,6 +6,7 @@ import {
   type Connector,
   type ContactsModule,
   type GroupsModule,
+  type LabelsModule,
   type MediaModule,
   type MessagingModule,
   type PresenceModule,
@@ -25,6 +26,7 @@ export type WebConnector = Connector & {
   blocking: BlockingModule;
   media: MediaModule;
   groups: GroupsModule;
+  labels: LabelsModule;
 };
 
 export class DeferredConnector implements Connector {
@@ -152,5 +154,10 @@ export class DeferredConnector implements Connector {
     updateSetting: async (jid, setting) => this.live().groups.updateSetting(jid, setting),
     toggleEphemeral: async (jid, expiration) => this.live().groups.toggleEphemeral(jid, expiration),
     leave: async (jid) => this.live().groups.leave(jid),
+  };
+
+  readonly labels: LabelsModule = {
+    addChatLabel: (jid, labelId) => this.live().labels.addChatLabel(jid, labelId),
+    removeChatLabel: (jid, labelId) => this.live().labels.removeChatLabel(jid, labelId),
   };
 }

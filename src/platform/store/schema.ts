@@ -123,6 +123,18 @@ export interface DeliveriesTable {
    * deleted instance (its settings are gone with it); null otherwise: a delivery follows the settings as they are.
    */
   settings_snapshot: string | null;
+  /** The node incarnation holding the delivery's claim while it is being sent; null otherwise (and before migration 0019). */
+  claimed_by: string | null;
+}
+
+/** One life of a node: registered at start, heartbeating while it runs, stopped at a clean stop. */
+interface NodesTable {
+  incarnation: string;
+  /** NODE_ID: the node's name across restarts. */
+  node_id: string;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
 }
 
 interface SessionsTable {
@@ -227,6 +239,32 @@ interface ContactsTable {
   updated_at: number;
 }
 
+/** A label of an instance's account, as its messenger reported it (`label/findLabels`); `sandbox_labels` alike. */
+interface LabelsTable {
+  instance_id: string;
+  /** The messenger's id of the label. */
+  label_id: string;
+  name: string;
+  /** WhatsApp's palette index. */
+  color: number;
+  predefined_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Cloud API message template created through the API: Meta's id and answer, and where status changes go. */
+interface TemplatesTable {
+  id: string;
+  instance_id: string;
+  template_id: string;
+  name: string;
+  /** Meta's answer to the creation (`{id, status, category}`), JSON. */
+  template: string;
+  webhook_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -235,6 +273,7 @@ export interface Database {
   send_queue: SendQueueTable;
   outbox: OutboxTable;
   deliveries: DeliveriesTable;
+  nodes: NodesTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
   session_keys: SessionKeysTable;
@@ -245,4 +284,7 @@ export interface Database {
   sandbox_blocks: SandboxBlocksTable;
   sandbox_groups: SandboxGroupsTable;
   sandbox_group_members: SandboxGroupMembersTable;
+  labels: LabelsTable;
+  sandbox_labels: LabelsTable;
+  templates: TemplatesTable;
 }
