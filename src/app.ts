@@ -24,6 +24,7 @@ import { templateRoutes } from './messages/template.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { defaultManagerRoot, managerPage } from './platform/http/manager-page.js';
 import { activityRoutes } from './observability/activity.routes.js';
+import { groupRoutes } from './groups/routes.js';
 import { clusterRoutes } from './platform/cluster/routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
@@ -110,6 +111,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(profileRoutes, { profiles: services.profiles });
       await api.register(historyRoutes, { reads: services.historyReads, marks: services.chatMarks });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });
+      await api.register(groupRoutes, { groups: services.groups });
       await api.register(labelRoutes, { labels: services.labels });
       await api.register(templateRoutes, { templates: services.templates });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
