@@ -195,6 +195,19 @@ interface ContactsTable {
   updated_at: number;
 }
 
+/** An instance's outbound proxy; a disabled one keeps no host or credentials. */
+export interface InstanceProxiesTable {
+  instance_id: string;
+  enabled: number;
+  protocol: string;
+  host: string;
+  port: number;
+  username: string | null;
+  password_sealed: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -211,4 +224,5 @@ export interface Database {
   chats: ChatsTable;
   contacts: ContactsTable;
   sandbox_blocks: SandboxBlocksTable;
+  instance_proxies: InstanceProxiesTable;
 }

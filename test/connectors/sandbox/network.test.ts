@@ -55,6 +55,10 @@ class StandInCore implements ConnectorHost {
   async eventOccurred() {}
   async messagesSynced() {}
   async messageChanged() {}
+  async proxy() {
+    return null;
+  }
+
   async providerToken() {
     return null;
   }
