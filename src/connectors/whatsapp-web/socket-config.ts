@@ -4,6 +4,7 @@ import { isJidBroadcast, type AuthenticationState, type UserFacingSocketConfig, 
 import type { Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import type { WaWebSettings } from './options.js';
+import { fetchOptions, type BaileysProxy } from './proxy.js';
 
 /** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */
 const socketDefaults = { qrTimeout: 45_000, connectTimeoutMs: 30_000, keepAliveIntervalMs: 30_000 };
@@ -28,6 +29,8 @@ export interface SocketConfigInput {
   liveSettings(): Settings;
   /** Linking with a pairing code (the instance has a number). */
   pairing: boolean;
+  /** The instance's proxy: the websocket, uploads and downloads all go through it. */
+  proxy?: BaileysProxy | null;
   overrides?: Partial<UserFacingSocketConfig>;
 }
 
@@ -48,6 +51,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     generateHighQualityLinkPreview: false,
     // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
     shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !input.liveSettings().readStatus,
+    ...(input.proxy ? { agent: input.proxy.agent, fetchAgent: input.proxy.agent, options: fetchOptions(input.proxy.dispatcher) } : {}),
     ...input.overrides,
   };
 }
