@@ -39,13 +39,17 @@ export class ProxyWatch {
     return this.probeNow();
   }
 
-  /** A request through the proxy failed because of it: down until a probe finds it again. */
-  async failed(reason: string): Promise<void> {
+  /**
+   * A request through the proxy failed because of it: down until a probe finds it again, or (`lasting`: refused
+   * credentials, a forbidden address, which a probe cannot see) until the proxy is changed or the instance restarted.
+   */
+  async failed(reason: string, lasting = false): Promise<void> {
     if (this.stopped) return;
     const changed = reason !== this.current;
     this.current = reason;
     if (changed) await this.deps.down(reason);
-    if (!this.timer) this.schedule();
+    if (lasting) this.clear();
+    else if (!this.timer) this.schedule();
   }
 
   stop(): void {

@@ -21,7 +21,7 @@ import { ProxyWatch } from '../proxy-watch.js';
 import type { BackoffPolicy } from '../../platform/util/backoff.js';
 import { probeProxy } from '../../platform/net/proxy-probe.js';
 import { sharedProxyDispatcher } from '../../platform/net/proxy-dispatcher.js';
-import { proxyFailureOf } from '../../platform/net/proxy-failure.js';
+import { proxyFailureKindOf } from '../../platform/net/proxy-failure.js';
 import { fetchThrough } from '../../platform/net/fetch-through.js';
 
 export interface CloudApiConnectorDeps {
@@ -125,11 +125,16 @@ export class CloudApiConnector implements Connector {
     try {
       return await fetchThrough(sharedProxyDispatcher(proxy, this.deps.denyPrivate ?? false), url, init);
     } catch (error) {
-      const reason = proxyFailureOf(error, proxy);
-      if (!reason) throw error;
-      // Not awaited: the state change pauses the send workers, which wait for the send making this request.
-      this.proxyWatch.failed(reason).catch((failure: unknown) => this.log.error({ err: failure }, 'reporting the unreachable proxy failed'));
-      throw new TransientConnectorError(`Meta Graph API could not be reached: ${reason}`);
+      const failure = proxyFailureKindOf(error, proxy);
+      if (!failure) throw error;
+      // The proxy works but Graph did not answer through it: a network failure like any other.
+      if (failure.kind !== 'destination') {
+        // Not awaited: the state change pauses the send workers, which wait for the send making this request.
+        this.proxyWatch
+          .failed(failure.message, failure.kind !== 'unreachable')
+          .catch((problem: unknown) => this.log.error({ err: problem }, 'reporting the unusable proxy failed'));
+      }
+      throw new TransientConnectorError(`Meta Graph API could not be reached: ${failure.message}`);
     }
   }
 

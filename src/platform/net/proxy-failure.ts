@@ -25,6 +25,27 @@ const unreachableCodes: Record<string, string> = {
 };
 
 /**
+ * What a proxy failure is: the proxy cannot be reached (it may come back by itself: worth probing), it refuses the
+ * credentials or its address is not allowed (until the proxy is changed), or it could not reach the destination (the
+ * proxy works; the destination did not answer through it).
+ */
+export type ProxyFailureKind = 'unreachable' | 'credentials' | 'forbidden' | 'destination';
+
+/** Why a request through `proxy` failed, when the proxy is the cause; null when it is something else. */
+export function proxyFailureKindOf(error: unknown, proxy: Pick<ProxySettings, 'protocol' | 'host' | 'port'>): { kind: ProxyFailureKind; message: string } | null {
+  const message = proxyFailureOf(error, proxy);
+  if (!message) return null;
+  const kind: ProxyFailureKind = / refused the credentials/.test(message)
+    ? 'credentials'
+    : / outbound requests may not use /.test(message)
+      ? 'forbidden'
+      : / could not (open a tunnel to|reach) the destination/.test(message)
+        ? 'destination'
+        : 'unreachable';
+  return { kind, message };
+}
+
+/**
  * Why a request through `proxy` failed, when the proxy is the cause (it cannot be reached, refused the credentials,
  * or could not reach the destination); null when the failure is something else. Never mentions the credentials.
  */
