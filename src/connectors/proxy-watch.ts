@@ -74,10 +74,13 @@ export class ProxyWatch {
 
   private schedule(): void {
     this.attempt += 1;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.probeNow().catch((error: unknown) => this.deps.onError?.(error));
-    }, delayFor(this.deps.backoff ?? defaultBackoff, this.attempt));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.probeNow().catch((error: unknown) => this.deps.onError?.(error));
+      },
+      delayFor(this.deps.backoff ?? defaultBackoff, this.attempt),
+    );
     this.timer.unref();
   }
 

@@ -65,7 +65,8 @@ function portOf(value: unknown, field: string): number {
   const digits = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : null;
   if (digits === null) throw invalidInput(`${field} must be a port number (1-65535) as a string or an integer`);
   const port = /^\d{1,5}$/.test(digits) ? Number(digits) : Number.NaN;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalidInput(`${field} must be a port number between 1 and 65535, got "${digits.slice(0, 16)}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw invalidInput(`${field} must be a port number between 1 and 65535, got "${digits.slice(0, 16)}"`);
   return port;
 }
 
@@ -73,7 +74,8 @@ function protocolOf(value: unknown, field: string): ProxyProtocol {
   const given = text(value, field)?.trim().toLowerCase();
   if (!given) throw invalidInput(`${field} is required: one of ${proxyProtocols.join(', ')}`);
   const protocol = protocolAliases[given] ?? given;
-  if (!(proxyProtocols as readonly string[]).includes(protocol)) throw invalidInput(`${field} must be one of ${proxyProtocols.join(', ')} (got "${given.slice(0, 16)}")`);
+  if (!(proxyProtocols as readonly string[]).includes(protocol))
+    throw invalidInput(`${field} must be one of ${proxyProtocols.join(', ')} (got "${given.slice(0, 16)}")`);
   return protocol as ProxyProtocol;
 }
 

@@ -9,7 +9,7 @@ import type { ProxyStore, StoredProxy } from './proxies.js';
 import type { InstanceRegistry } from './registry.js';
 
 /** Answers null when the proxy can be reached, else why not (platform/net/proxy-probe.ts). */
-export type ProxyProbe = (proxy: ProxySettings) => Promise<string | null>;
+type ProxyProbe = (proxy: ProxySettings) => Promise<string | null>;
 
 export interface ProxyServiceDeps {
   db: Db;
@@ -22,7 +22,7 @@ export interface ProxyServiceDeps {
 }
 
 /** The names instance/create gives the proxy fields. */
-export const proxyCreateFields: ProxyFieldNames = {
+const proxyCreateFields: ProxyFieldNames = {
   enabled: 'proxyEnabled',
   host: 'proxyHost',
   port: 'proxyPort',

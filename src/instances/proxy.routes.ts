@@ -34,7 +34,12 @@ const SetAnswer = Type.Object(
 
 const FindAnswer = Type.Union(
   [
-    Type.Object({ ...ProxyFields, instanceId: Type.String(), createdAt: Type.String({ format: 'date-time' }), updatedAt: Type.String({ format: 'date-time' }) }),
+    Type.Object({
+      ...ProxyFields,
+      instanceId: Type.String(),
+      createdAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+    }),
     Type.Null(),
   ],
   { description: "The instance's proxy (the password masked), or null when it never had one" },

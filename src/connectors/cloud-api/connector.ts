@@ -56,8 +56,10 @@ export class CloudApiConnector implements Connector {
     private readonly deps: CloudApiConnectorDeps,
   ) {
     this.log = deps.logger.child({ instance: instance.name, integration: 'WHATSAPP-BUSINESS' });
-    this.graph = new GraphClient(deps.settings, (operation, info) => this.log.warn({ operation, ...info }, 'Meta Graph API refused a request'), (url, init) =>
-      this.fetchGraph(url, init),
+    this.graph = new GraphClient(
+      deps.settings,
+      (operation, info) => this.log.warn({ operation, ...info }, 'Meta Graph API refused a request'),
+      (url, init) => this.fetchGraph(url, init),
     );
     this.ids = new MessageIds(host.sessionKeys);
     const policy = { denyPrivate: deps.denyPrivate ?? false };

@@ -173,7 +173,8 @@ export class WhatsAppWebConnector implements Connector {
       this.proxyProblem = null;
       const wasOpen = this.status === 'open';
       this.status = 'connecting';
-      if (wasOpen) await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: 'the proxy changed; reconnecting through it', statusReason: 200 });
+      if (wasOpen)
+        await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: 'the proxy changed; reconnecting through it', statusReason: 200 });
       await this.openSocket();
     });
   }
@@ -435,8 +436,7 @@ export class WhatsAppWebConnector implements Connector {
   private async proxyFailed(error: unknown): Promise<{ reason: string; isNew: boolean } | null> {
     const proxy = this.proxy;
     if (!proxy) return null;
-    const reason =
-      proxyFailureOf(error, proxy.settings) ?? (await probeProxy(proxy.settings, { denyPrivate: this.deps.config.outboundDenyPrivate ?? false }));
+    const reason = proxyFailureOf(error, proxy.settings) ?? (await probeProxy(proxy.settings, { denyPrivate: this.deps.config.outboundDenyPrivate ?? false }));
     if (!reason) return null;
     const isNew = reason !== this.proxyProblem;
     if (isNew) this.log.warn({ reason }, 'the WhatsApp connection cannot go through the proxy');

@@ -12,7 +12,7 @@ import { basicAuthorization, checkProxyAddress, proxyOrigin } from './proxy-disp
  * An agent tunnelling through the proxy: HTTP CONNECT for http and https proxies (https-proxy-agent), SOCKS5 with
  * remote DNS and SOCKS4a for socks proxies (socks-proxy-agent). The proxy's own address goes through the address guard.
  */
-export function createProxyAgent(proxy: ProxySettings, policy: AddressPolicy): Agent {
+function createProxyAgent(proxy: ProxySettings, policy: AddressPolicy): Agent {
   checkProxyAddress(proxy, policy);
   const lookup = createGuardedLookup(policy);
   if (proxy.protocol === 'http' || proxy.protocol === 'https') {

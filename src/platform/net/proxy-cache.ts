@@ -4,7 +4,9 @@ import type { ProxySettings } from '../../core/proxy.js';
 
 /** A fingerprint of everything that makes a proxy connection (credentials included; kept in memory only). */
 function fingerprint(proxy: ProxySettings): string {
-  return createHash('sha256').update(JSON.stringify([proxy.protocol, proxy.host, proxy.port, proxy.username, proxy.password])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([proxy.protocol, proxy.host, proxy.port, proxy.username, proxy.password]))
+    .digest('hex');
 }
 
 /** Up to `limit` built clients by proxy; the least recently used one is closed when room is needed. */

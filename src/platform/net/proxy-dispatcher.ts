@@ -8,7 +8,7 @@ import { createGuardedLookup } from './guarded-dispatcher.js';
 import { ProxyCache } from './proxy-cache.js';
 
 /** How long reaching the proxy (TCP, TLS to an https proxy, the SOCKS handshake) may take. */
-export const proxyConnectTimeoutMs = 10_000;
+const proxyConnectTimeoutMs = 10_000;
 
 /** The proxy's own address must be allowed: a literal one is checked here, a name after DNS by the guarded lookup. */
 export function checkProxyAddress(proxy: Pick<ProxySettings, 'host'>, policy: AddressPolicy): void {
@@ -47,7 +47,7 @@ function guardedAddress(host: string, policy: AddressPolicy): Promise<string> {
  * (fetch-socks); destination names are resolved by the proxy. The connection to the proxy itself goes through the
  * outbound address guard.
  */
-export function createProxyDispatcher(proxy: ProxySettings, policy: AddressPolicy): Dispatcher {
+function createProxyDispatcher(proxy: ProxySettings, policy: AddressPolicy): Dispatcher {
   checkProxyAddress(proxy, policy);
   if (proxy.protocol === 'http' || proxy.protocol === 'https') {
     const token = basicAuthorization(proxy);

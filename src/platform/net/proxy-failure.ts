@@ -32,7 +32,10 @@ const unreachableCodes: Record<string, string> = {
 export type ProxyFailureKind = 'unreachable' | 'credentials' | 'forbidden' | 'destination';
 
 /** Why a request through `proxy` failed, when the proxy is the cause; null when it is something else. */
-export function proxyFailureKindOf(error: unknown, proxy: Pick<ProxySettings, 'protocol' | 'host' | 'port'>): { kind: ProxyFailureKind; message: string } | null {
+export function proxyFailureKindOf(
+  error: unknown,
+  proxy: Pick<ProxySettings, 'protocol' | 'host' | 'port'>,
+): { kind: ProxyFailureKind; message: string } | null {
   const message = proxyFailureOf(error, proxy);
   if (!message) return null;
   const kind: ProxyFailureKind = / refused the credentials/.test(message)

@@ -24,7 +24,9 @@ async function startGraph() {
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0];
       calls.push(`${req.method} ${path}`);
-      const body = path.endsWith('/media') ? { id: `media-${++seq}` } : { messaging_product: 'whatsapp', contacts: [{ input: 'x', wa_id: '5511912345678' }], messages: [{ id: `wamid.T${++seq}` }] };
+      const body = path.endsWith('/media')
+        ? { id: `media-${++seq}` }
+        : { messaging_product: 'whatsapp', contacts: [{ input: 'x', wa_id: '5511912345678' }], messages: [{ id: `wamid.T${++seq}` }] };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
@@ -34,20 +36,30 @@ async function startGraph() {
     url: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     calls,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Serves one PNG at /photo.png. */
 async function startMediaHost() {
-  const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
   const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/photo.png`,
     host: `127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -94,7 +106,13 @@ describe.each(targets)('WHATSAPP-BUSINESS through a proxy on $name', (target) =>
       it(`sends text and a media URL through a ${kind} proxy that asks for credentials`, async () => {
         const proxy = kind === 'http' ? await startHttpProxy({ auth }) : await startSocksProxy({ auth });
         proxies.push(proxy);
-        const name = await business({ proxyHost: '127.0.0.1', proxyPort: String(proxy.port), proxyProtocol: kind, proxyUsername: 'meta', proxyPassword: PASSWORD });
+        const name = await business({
+          proxyHost: '127.0.0.1',
+          proxyPort: String(proxy.port),
+          proxyProtocol: kind,
+          proxyUsername: 'meta',
+          proxyPassword: PASSWORD,
+        });
         const before = graph.calls.length;
 
         const text = await t.api('POST', `message/sendText/${name}`, { body: { number: '5511912345678', text: 'through the proxy' } });
@@ -106,7 +124,11 @@ describe.each(targets)('WHATSAPP-BUSINESS through a proxy on $name', (target) =>
 
         // The media URL and every Graph call went through the proxy, which accepted the credentials.
         await waitFor(() => graph.calls.length >= before + 3, 10_000, { what: () => `graph calls ${graph.calls.slice(before).join(', ')}` });
-        expect(graph.calls.slice(before)).toEqual([`POST /v23.0/${PHONE_ID}/messages`, `POST /v23.0/${PHONE_ID}/media`, `POST /v23.0/${PHONE_ID}/messages`].map((c) => c.replace('v23.0', graph.calls[before].split('/')[1])));
+        expect(graph.calls.slice(before)).toEqual(
+          [`POST /v23.0/${PHONE_ID}/messages`, `POST /v23.0/${PHONE_ID}/media`, `POST /v23.0/${PHONE_ID}/messages`].map((c) =>
+            c.replace('v23.0', graph.calls[before].split('/')[1]),
+          ),
+        );
         expect(proxy.seen).toContain(media.host);
         expect(proxy.seen).toContain(graph.host);
         expect(proxy.refused).toBe(0);
@@ -116,7 +138,13 @@ describe.each(targets)('WHATSAPP-BUSINESS through a proxy on $name', (target) =>
     it('fails clearly when the proxy refuses the credentials: the media send is a 400, the instance says why', async () => {
       const proxy = await startHttpProxy({ auth });
       proxies.push(proxy);
-      const name = await business({ proxyHost: '127.0.0.1', proxyPort: String(proxy.port), proxyProtocol: 'http', proxyUsername: 'meta', proxyPassword: 'wrong' });
+      const name = await business({
+        proxyHost: '127.0.0.1',
+        proxyPort: String(proxy.port),
+        proxyProtocol: 'http',
+        proxyUsername: 'meta',
+        proxyPassword: 'wrong',
+      });
 
       const photo = await t.api('POST', `message/sendMedia/${name}`, { body: { number: '5511912345678', mediatype: 'image', media: media.url } });
       expect(photo.status).toBe(400);

@@ -94,7 +94,13 @@ async function world(): Promise<World> {
 async function startTarget(): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((_req, res) => res.end('reached'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { port: (server.address() as AddressInfo).port, close: async () => undefined };
 }
 
@@ -119,7 +125,14 @@ describe('the WhatsApp Web connector behind a proxy (at the Baileys boundary)', 
   it('hands Baileys an HTTP CONNECT agent with the credentials for the websocket and uploads, and a dispatcher for downloads', async () => {
     const proxy = await proxied(() => startHttpProxy({ auth }));
     const w = await world();
-    await w.services.proxies.set(w.instance, { enabled: true, host: '127.0.0.1', port: String(proxy.port), protocol: 'http', username: 'wa', password: PASSWORD });
+    await w.services.proxies.set(w.instance, {
+      enabled: true,
+      host: '127.0.0.1',
+      port: String(proxy.port),
+      protocol: 'http',
+      username: 'wa',
+      password: PASSWORD,
+    });
     await w.connector.start();
     const config = w.sockets[0].config;
     expect(config.agent).toBeInstanceOf(HttpsProxyAgent);
@@ -170,7 +183,9 @@ describe('the WhatsApp Web connector behind a proxy (at the Baileys boundary)', 
     // What the agent Baileys was given fails with, wrapped as Baileys wraps websocket errors (a Boom with the error as data).
     const failure = await getThrough(w.sockets[0].config.agent as HttpAgent, 9);
     expect(failure).toBeInstanceOf(Error);
-    w.sockets[0].close(Object.assign(new Error(`WebSocket Error (${(failure as Error).message})`), { isBoom: true, output: { statusCode: 500 }, data: failure }));
+    w.sockets[0].close(
+      Object.assign(new Error(`WebSocket Error (${(failure as Error).message})`), { isBoom: true, output: { statusCode: 500 }, data: failure }),
+    );
 
     const reason = `the proxy http://127.0.0.1:${port} refused the connection (ECONNREFUSED)`;
     await waitFor(() => w.connector.stateReason?.() === reason, 5_000, { what: () => `stateReason (got ${w.connector.stateReason?.()})` });
