@@ -1,5 +1,5 @@
 // Proxy use cases: set (checked, probed, stored sealed, applied to what goes through it), find, and a create's proxy.
-import { invalidInput } from '../core/errors.js';
+import { invalidInput, notFound } from '../core/errors.js';
 import type { Instance } from '../core/instance.js';
 import { maskedPassword, parseProxy, proxyLabel, proxySetFields, type ProxyFieldNames, type ProxyInput, type ProxySettings } from '../core/proxy.js';
 import type { Logger } from '../platform/logger.js';
@@ -54,9 +54,14 @@ export class ProxyService {
       await this.deps.store.set(unit, instance.id, parsed?.settings ?? null, parsed?.keepPassword);
     });
     this.deps.logger.info({ instance: instance.name, proxy: parsed ? proxyLabel(parsed.settings) : 'off' }, parsed ? 'proxy set' : 'proxy turned off');
-    await this.deps.applied(instance);
+    try {
+      await this.deps.applied(instance);
+    } catch (error) {
+      // Stored all the same: the next connect goes through it; the connection's own state says what went wrong.
+      this.deps.logger.error({ err: error, instance: instance.name }, 'reconnecting through the new proxy failed');
+    }
     const stored = await this.deps.store.find(instance.id);
-    if (!stored) throw invalidInput(`The "${instance.name}" instance does not exist`);
+    if (!stored) throw notFound(`The "${instance.name}" instance does not exist`);
     return stored;
   }
 
