@@ -150,7 +150,8 @@ function toCodedError(err: unknown, url: URL, opts: FetchMediaOptions, signal: A
 
 export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<FetchedMedia> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
-  const dispatcher = opts.dispatcher ?? (opts.proxy ? sharedProxyDispatcher(opts.proxy, opts.denyPrivate) : sharedGuardedDispatcher(opts.denyPrivate));
+  // Built after the destination's checks (a proxy at a refused address is refused when built): inside the try.
+  const dispatcher = () => opts.dispatcher ?? (opts.proxy ? sharedProxyDispatcher(opts.proxy, opts.denyPrivate) : sharedGuardedDispatcher(opts.denyPrivate));
   const sizeExceeded = () => tooLarge(`${opts.field} is larger than the ${formatBytes(opts.maxBytes)} limit`);
   let current = url;
   try {
@@ -159,7 +160,7 @@ export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<Fet
       if (opts.proxy) await assertNameAllowed(current, opts);
       const res = await request(current, {
         method: 'GET',
-        dispatcher,
+        dispatcher: dispatcher(),
         signal,
         headers: { 'user-agent': 'Switchboard media fetcher', accept: '*/*', 'accept-encoding': 'identity' },
       });

@@ -1,6 +1,7 @@
 // The WHATSAPP-BAILEYS connector of one instance: at most one live Baileys socket, its lifecycle, sends and reports.
 import type { ConnectionState as WaConnectionState, UserFacingSocketConfig } from 'baileys';
 import {
+  ProviderError,
   TransientConnectorError,
   type BlockingModule,
   type Connector,
@@ -39,6 +40,7 @@ import { baileysProxy, type BaileysProxy } from './proxy.js';
 import type { ProxySettings } from '../../core/proxy.js';
 import { probeProxy } from '../../platform/net/proxy-probe.js';
 import { proxyFailureOf } from '../../platform/net/proxy-failure.js';
+import type { Dispatcher } from 'undici';
 import { waWebVersion } from './version.js';
 import { IdleWatchdog } from './watchdog.js';
 
@@ -73,6 +75,7 @@ export class WhatsAppWebConnector implements Connector {
   private pairingCode: string | null = null;
   /** The proxy the live socket goes through (read at each socket creation). */
   private proxy: BaileysProxy | null = null;
+  private proxySettings: ProxySettings | null = null;
   /** Why the connection cannot open because of the proxy (unreachable, credentials refused), while that is so. */
   private proxyProblem: string | null = null;
   private readonly queue = new SerialQueue();
@@ -223,7 +226,13 @@ export class WhatsAppWebConnector implements Connector {
   readonly media: MediaModule = {
     download: async (node, mediaType, maxBytes) => {
       const proxy = await this.host.proxy(this.instance.id);
-      return downloadMedia(node, mediaType, maxBytes, undefined, proxy ? this.proxyFor(proxy).dispatcher : undefined);
+      let dispatcher: Dispatcher | undefined;
+      try {
+        dispatcher = proxy ? this.proxyFor(proxy).dispatcher : undefined;
+      } catch (error) {
+        throw new ProviderError('failed', [`the media could not be downloaded: ${(proxy && proxyFailureOf(error, proxy)) ?? String(error)}`]);
+      }
+      return downloadMedia(node, mediaType, maxBytes, undefined, dispatcher);
     },
   };
 
@@ -267,7 +276,15 @@ export class WhatsAppWebConnector implements Connector {
     const version = await waWebVersion(!this.deps.config.waWeb.webSocketUrl, this.log);
     const proxySettings = await this.host.proxy(this.instance.id);
     if (generation !== this.generation || !this.running) return;
-    this.proxy = proxySettings ? this.proxyFor(proxySettings) : null;
+    this.proxySettings = proxySettings;
+    try {
+      this.proxy = proxySettings ? this.proxyFor(proxySettings) : null;
+    } catch (error) {
+      // A proxy at an address the outbound guard refuses: no socket; the close says why.
+      this.proxy = null;
+      await this.onClose(generation, error);
+      return;
+    }
     let socket: WaSocket;
     try {
       socket = this.deps.socketFactory(
@@ -434,9 +451,9 @@ export class WhatsAppWebConnector implements Connector {
    * reason is kept for the state (`stateReason`) until the connection opens.
    */
   private async proxyFailed(error: unknown): Promise<{ reason: string; isNew: boolean } | null> {
-    const proxy = this.proxy;
-    if (!proxy) return null;
-    const reason = proxyFailureOf(error, proxy.settings) ?? (await probeProxy(proxy.settings, { denyPrivate: this.deps.config.outboundDenyPrivate ?? false }));
+    const settings = this.proxySettings;
+    if (!settings) return null;
+    const reason = proxyFailureOf(error, settings) ?? (await probeProxy(settings, { denyPrivate: this.deps.config.outboundDenyPrivate ?? false }));
     if (!reason) return null;
     const isNew = reason !== this.proxyProblem;
     if (isNew) this.log.warn({ reason }, 'the WhatsApp connection cannot go through the proxy');
