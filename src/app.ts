@@ -14,6 +14,7 @@ import { registerJsonBodyParser } from './platform/http/json-body.js';
 import { documentErrorAnswers } from './platform/http/openapi-errors.js';
 import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
+import { proxyRoutes } from './instances/proxy.routes.js';
 import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
 import { profileRoutes } from './instances/profile.routes.js';
@@ -103,6 +104,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(settingsRoutes, { instances: services.instances });
       await api.register(activityRoutes, { instances: services.instances, db: services.store.db });
       await api.register(clusterRoutes, { nodes: services.nodes, nodeId: config.nodeId, deadAfterMs: config.nodeDeadAfterMs });
+      await api.register(proxyRoutes, { proxies: services.proxies });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });

@@ -53,6 +53,9 @@ import { GroupOperations } from './groups/service.js';
 import { LabelBook } from './history/label-book.js';
 import { LabelOperations } from './history/labels.js';
 import { removeTemplatesOf, TemplateOperations } from './messages/templates.js';
+import { ProxyStore, removeProxyOf } from './instances/proxies.js';
+import { ProxyService } from './instances/proxy-service.js';
+import { probeProxy } from './platform/net/proxy-probe.js';
 
 export interface Services {
   config: Config;
@@ -70,6 +73,8 @@ export interface Services {
   /** Starts and stops connectors and send workers. */
   lifecycle: InstanceLifecycle;
   instances: InstanceService;
+  /** Each instance's outbound proxy: set, find, and applied to what it sends out. */
+  proxies: ProxyService;
   workers: SendWorkers;
   /** Told of every API request: background work lets a busy API go first. */
   priority: ApiPriority;
@@ -214,6 +219,8 @@ export function createServices({
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
   const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
+  const proxyStore = new ProxyStore(store.db, box);
+  const proxyOf = (instance: Instance) => proxyStore.inEffect(instance.id);
   const connectorHost = new InstanceConnectorHost({
     db: store.db,
     logger,
@@ -225,6 +232,7 @@ export function createServices({
     keepReceived: config.saveNewMessages,
     changes,
     labels: labelBook,
+    proxies: proxyStore,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -234,6 +242,7 @@ export function createServices({
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
   removal.onRemove(removeTemplatesOf);
+  removal.onRemove(removeProxyOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -253,7 +262,27 @@ export function createServices({
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
+  const proxies = new ProxyService({
+    db: store.db,
+    logger,
+    registry,
+    store: proxyStore,
+    probe: (proxy) => probeProxy(proxy, { denyPrivate: config.outboundDenyPrivate }),
+    applied: (instance) => lifecycle.proxyChanged(instance),
+  });
+  const instances = new InstanceService({
+    db: store.db,
+    logger,
+    registry,
+    kinds,
+    lifecycle,
+    removal,
+    events,
+    sinks,
+    globalApiKey,
+    pacingDefaults,
+    proxies: { check: proxies, store: proxyStore },
+  });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
   const ffmpeg = new Ffmpeg({ path: config.ffmpegPath, concurrency: config.mediaConvertConcurrency, timeoutMs: config.mediaConvertTimeoutMs });
   const outgoing = new OutgoingMessages({
@@ -263,6 +292,7 @@ export function createServices({
     kinds,
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
     ffmpeg,
+    proxyOf,
   });
   const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes, ffmpeg });
   const chatMarks = new ChatMarks({ db: store.db, events, known, kinds, connectorOf, sourceOf });
@@ -278,6 +308,7 @@ export function createServices({
     kinds,
     storeProfile: (instance, change) => instances.updateProfile(instance, change),
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    proxyOf,
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
@@ -304,6 +335,7 @@ export function createServices({
     connectorHost,
     lifecycle,
     instances,
+    proxies,
     workers,
     sends,
     outgoing,

@@ -3,6 +3,7 @@ import { CodedError } from './errors.js';
 import type { ConnectionState, Instance, PrivacySettings } from './instance.js';
 import type { MessageStatus } from './message-status.js';
 import type { EventName } from './event-catalog.js';
+import type { ProxySettings } from './proxy.js';
 
 /** A message ready to leave: the stored record's key and content, with the media bytes to upload. */
 export interface OutboundMessage {
@@ -364,6 +365,13 @@ export interface Connector {
   qr(): QrState | null;
   /** When the connector last heard from the messenger (traffic or keep-alive), for truthful health. */
   lastActivityAt?(): number | null;
+  /** Why the connection is not open, when the connector knows (the instance's proxy cannot be reached…); else null. */
+  stateReason?(): string | null;
+  /**
+   * The instance's proxy was set, changed or turned off: reconnect what goes through it (the connector reads the new
+   * one with `ConnectorHost.proxy`). Absent: the connector reads the proxy at each request anyway.
+   */
+  proxyChanged?(): Promise<void>;
   readonly messaging: MessagingModule;
   readonly presence?: PresenceModule;
   readonly privacy?: PrivacyModule;
@@ -403,6 +411,11 @@ export interface ConnectorHost {
   currentInstance(instanceId: string): Instance | undefined;
   /** The provider credential given at creation (WHATSAPP-BUSINESS: the Meta access token); never exposed by the API. */
   providerToken(instanceId: string): Promise<string | null>;
+  /**
+   * The proxy everything the instance sends out must go through (its password included: for building connections
+   * only, never to be logged or answered); null when it has none or it is turned off.
+   */
+  proxy(instanceId: string): Promise<ProxySettings | null>;
   /** Encrypted media kept for a send (see OutboundMessage.mediaBlobId). */
   loadMedia(blobId: string): Promise<Buffer | null>;
   /** Many small session values (Signal keys), by type and id; a null value deletes. */

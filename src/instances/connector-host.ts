@@ -19,6 +19,8 @@ import type { InstanceRegistry } from './registry.js';
 import type { SessionStore } from './sessions.js';
 import type { ConnectionState, Instance } from '../core/instance.js';
 import { eventSourceOf } from '../core/event-envelope.js';
+import type { ProxySettings } from '../core/proxy.js';
+import type { ProxyStore } from './proxies.js';
 
 export interface ConnectorHostDeps {
   db: Db;
@@ -33,6 +35,8 @@ export interface ConnectorHostDeps {
   keepReceived?: boolean;
   /** Stores edits and deletions for everyone of stored messages, and announces them. */
   changes: MessageChanges;
+  /** Each instance's proxy. */
+  proxies: ProxyStore;
   /** Stores the labels and chat labels connectors report, and announces what changed. */
   labels: LabelKeeper;
 }
@@ -180,6 +184,10 @@ export class InstanceConnectorHost implements ConnectorHost {
   async providerToken(instanceId: string): Promise<string | null> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     return instance ? this.deps.registry.providerTokenOf(instance) : null;
+  }
+
+  proxy(instanceId: string): Promise<ProxySettings | null> {
+    return this.deps.proxies.inEffect(instanceId);
   }
 
   async loadMedia(blobId: string): Promise<Buffer | null> {

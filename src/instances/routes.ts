@@ -35,9 +35,19 @@ function createBody(kinds: ConnectorKinds, sinkCreation: SinkCreation) {
     businessId: Type.Optional(Type.String()),
     ...settingsFields,
     ...pacingField,
+    ...proxyCreationFields,
     ...sinkCreation.fields,
   });
 }
+
+/** Evolution's flat proxy fields of a create (see proxy/set for their meaning). */
+const proxyCreationFields = {
+  proxyHost: Type.Optional(Type.String({ description: "The proxy's host name or IP address; with proxyPort and proxyProtocol the instance's proxy" })),
+  proxyPort: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: '1-65535, as a string or an integer' })),
+  proxyProtocol: Type.Optional(Type.String({ description: 'http, https, socks4 or socks5' })),
+  proxyUsername: Type.Optional(Type.String()),
+  proxyPassword: Type.Optional(Type.String({ description: 'Stored sealed; never answered' })),
+};
 
 const FetchQuery = Type.Object({
   instanceName: Type.Optional(Type.String()),
@@ -55,6 +65,8 @@ function connectionAnswer(instance: Instance, answer: ConnectionAnswer) {
 export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = async (app, { instances, keys, kinds, sinkCreation, serverUrl, logger }) => {
   const present = (instance: Instance) => {
     const linked = instance.status === 'open';
+    // Why a running connection is not open, when its connector knows (an unreachable proxy…).
+    const { reason } = instances.connectionState(instance);
     return {
       instance: {
         instanceName: instance.name,
@@ -71,6 +83,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
         serverUrl: serverUrl(),
         apikey: keys.apikeyOf(instance),
         integration: { integration: instance.integration, ...kinds.of(instance.integration)?.listingAnswer?.(instance) },
+        ...(reason ? { reason } : {}),
       },
     };
   };
@@ -104,6 +117,13 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
         settings,
         pacing: body.pacing,
         sinks,
+        proxy: {
+          host: body.proxyHost,
+          port: body.proxyPort,
+          protocol: body.proxyProtocol,
+          username: body.proxyUsername,
+          password: body.proxyPassword,
+        },
       });
       const { instance, apikey } = created;
       return reply.status(201).send({
@@ -157,8 +177,15 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
     { ...withInstance, schema: { tags: ['instance'], summary: 'Connection state', params: InstanceParams } },
     async (request) => {
       const instance = pathInstance(request);
-      const { state, lastActivityAt: heard } = instances.connectionState(instance);
-      return { instance: { instanceName: instance.name, state, ...(heard !== null ? { lastActivityAt: new Date(heard).toISOString() } : {}) } };
+      const { state, lastActivityAt: heard, reason } = instances.connectionState(instance);
+      return {
+        instance: {
+          instanceName: instance.name,
+          state,
+          ...(heard !== null ? { lastActivityAt: new Date(heard).toISOString() } : {}),
+          ...(reason ? { reason } : {}),
+        },
+      };
     },
   );
 

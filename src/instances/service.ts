@@ -16,6 +16,9 @@ import type { InstanceLifecycle } from './lifecycle.js';
 import type { InstanceRemoval } from './removal.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 import type { Instance, Integration, PrivacySettings, Settings } from '../core/instance.js';
+import type { ProxyInput, ProxySettings } from '../core/proxy.js';
+import type { ProxyStore } from './proxies.js';
+import type { ProxyService } from './proxy-service.js';
 import { effectivePacing, mergePacing, pacingProblem, type Pacing, type PacingChoice } from '../core/pacing.js';
 
 export interface CreateInstanceInput {
@@ -30,6 +33,8 @@ export interface CreateInstanceInput {
   /** The pacing fields chosen (the others: the service's defaults). */
   pacing?: PacingChoice;
   sinks: { kind: SinkKind; config: SinkConfig }[];
+  /** The proxy fields of the request (`proxyHost`, `proxyPort`…), checked and probed before anything is created. */
+  proxy?: ProxyInput;
 }
 
 /** A connection as connect and restart answer it: open, or the QR code while linking. */
@@ -56,6 +61,8 @@ export class InstanceService {
       globalApiKey: string;
       /** The pacing of instances that set none of their own (PACING_* variables). */
       pacingDefaults: Pacing;
+      /** Checks a create's proxy fields; the store keeps the proxy with the instance. */
+      proxies?: { check: Pick<ProxyService, 'forCreate'>; store: Pick<ProxyStore, 'set'> };
     },
   ) {}
 
@@ -68,7 +75,8 @@ export class InstanceService {
     if (input.pacing) this.checkPacing(input.pacing);
     // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).
     kind.linkAtCreation?.check(input);
-    const { instance, apikey } = await this.insert(input, kind);
+    const proxy = input.proxy && this.deps.proxies ? await this.deps.proxies.check.forCreate(input.proxy) : null;
+    const { instance, apikey } = await this.insert(input, kind, proxy);
     let qrcode: QrState | null | undefined;
     if (kind.linkAtCreation) {
       try {
@@ -86,7 +94,7 @@ export class InstanceService {
     return { instance, apikey, ...(qrcode !== undefined ? { qrcode } : {}) };
   }
 
-  private async insert(input: CreateInstanceInput, kind: ConnectorKind): Promise<{ instance: Instance; apikey: string }> {
+  private async insert(input: CreateInstanceInput, kind: ConnectorKind, proxy: ProxySettings | null): Promise<{ instance: Instance; apikey: string }> {
     const { registry } = this.deps;
     if (registry.byInstanceName(input.name)) throw forbidden(`This name "${input.name}" is already in use.`);
     const fields = kind.creationFields(input);
@@ -122,6 +130,7 @@ export class InstanceService {
           pacing: input.pacing,
         });
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
+        if (proxy) await this.deps.proxies?.store.set(unit, id, proxy);
         this.deps.events.emit(
           unit,
           eventSourceOf(created, () => apikey),
@@ -188,10 +197,14 @@ export class InstanceService {
     return connectionAnswer(await this.deps.lifecycle.restart(instance));
   }
 
-  /** The live state, and when the connection last heard from the messenger (truthful health), where known. */
-  connectionState(instance: Instance): { state: ConnectionState; lastActivityAt: number | null } {
+  /**
+   * The live state, when the connection last heard from the messenger (truthful health), and why it is not open when
+   * the connector knows (an unreachable proxy…), where known.
+   */
+  connectionState(instance: Instance): { state: ConnectionState; lastActivityAt: number | null; reason: string | null } {
     const connector = this.deps.lifecycle.connectorOf(instance.id);
-    return { state: connector?.state() ?? instance.status, lastActivityAt: connector?.lastActivityAt?.() ?? null };
+    const state = connector?.state() ?? instance.status;
+    return { state, lastActivityAt: connector?.lastActivityAt?.() ?? null, reason: state === 'open' ? null : (connector?.stateReason?.() ?? null) };
   }
 
   /** Unlinks the account; an instance not connected is refused. */

@@ -4,6 +4,7 @@ import type { Connector } from '../core/connector.js';
 import type { ConnectorKinds, MessageOperation, Operation } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance } from '../core/instance.js';
+import type { ProxySettings } from '../core/proxy.js';
 import type { Db } from '../platform/store/types.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
@@ -64,6 +65,8 @@ export interface OutgoingDeps {
   media: { maxBytes: number; denyPrivate: boolean; fetchTimeoutMs: number };
   /** Converts voice notes and measures round videos (a child process, bounded). */
   ffmpeg: Ffmpeg;
+  /** The instance's proxy in effect (media URLs are downloaded through it); absent: none. */
+  proxyOf?(instance: Instance): Promise<ProxySettings | null>;
 }
 
 type Common = { number: string; delay?: number; mentionsEveryOne?: boolean } & ContextInput;
@@ -83,7 +86,7 @@ export class OutgoingMessages {
     return this.send(instance, 'media', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const media = await this.loadAndPrepare(body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
+      const media = await this.loadAndPrepare(instance, body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption, contextInfo }) };
     });
@@ -93,7 +96,7 @@ export class OutgoingMessages {
     return this.send(instance, 'sticker', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const media = await this.loadAndPrepare(body.sticker, 'sticker', 'sticker');
+      const media = await this.loadAndPrepare(instance, body.sticker, 'sticker', 'sticker');
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { contextInfo }) };
     });
@@ -107,7 +110,7 @@ export class OutgoingMessages {
     return this.send(instance, 'voiceNote', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const loaded = await this.load(body.audio, 'audio');
+      const loaded = await this.load(instance, body.audio, 'audio');
       const voice = await prepareVoiceNote(this.deps.ffmpeg, loaded.bytes, {
         field: 'audio',
         convert: body.encoding !== false,
@@ -124,7 +127,7 @@ export class OutgoingMessages {
     return this.send(instance, 'ptv', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const loaded = await this.load(body.video, 'video');
+      const loaded = await this.load(instance, body.video, 'video');
       const video = await prepareRoundVideo(this.deps.ffmpeg, loaded.bytes, { field: 'video', maxBytes: this.deps.media.maxBytes });
       const media = await prepareMedia(video.bytes, 'video', { field: 'video' });
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
@@ -175,7 +178,7 @@ export class OutgoingMessages {
       let header: Record<string, unknown> | undefined;
       let mediaBlob: Buffer | undefined;
       if (body.thumbnailUrl !== undefined && body.buttons.every((button) => button.type !== 'pix')) {
-        const media = await this.loadAndPrepare(body.thumbnailUrl, 'image', 'thumbnailUrl');
+        const media = await this.loadAndPrepare(instance, body.thumbnailUrl, 'image', 'thumbnailUrl');
         const uploaded = await this.uploadFor(instance, media);
         mediaBlob = uploaded.mediaBlob;
         header = imageHeader(mediaContent(media, uploaded.uploaded, {}).content.imageMessage as Record<string, unknown>);
@@ -218,7 +221,7 @@ export class OutgoingMessages {
         if (body.font === undefined) throw invalidInput('font is required for a text status (0 to 5)');
         return { ...base, ...statusTextContent(body.content, body.backgroundColor, body.font) };
       }
-      const media = await this.loadAndPrepare(body.content, body.type as MediaKind, 'content');
+      const media = await this.loadAndPrepare(instance, body.content, body.type as MediaKind, 'content');
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { ...base, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption }) };
     });
@@ -281,13 +284,15 @@ export class OutgoingMessages {
     return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
   }
 
-  private load(input: string, field: string) {
+  /** A URL is downloaded through the instance's proxy, when it has one. */
+  private async load(instance: Instance, input: string, field: string) {
     const { maxBytes, denyPrivate, fetchTimeoutMs } = this.deps.media;
-    return loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field });
+    const proxy = (await this.deps.proxyOf?.(instance)) ?? null;
+    return loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field, proxy });
   }
 
-  private async loadAndPrepare(input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
-    const loaded = await this.load(input, field);
+  private async loadAndPrepare(instance: Instance, input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
+    const loaded = await this.load(instance, input, field);
     return prepareMedia(loaded.bytes, kind, {
       fileName: fileName ?? loaded.fileNameHint,
       declaredMimetype: mimetype ?? loaded.declaredMimetype,

@@ -142,6 +142,10 @@ export class RecordingHost implements ConnectorHost {
   currentInstance(instanceId: string) {
     return this.inner.currentInstance(instanceId);
   }
+  proxy(instanceId: string) {
+    return this.inner.proxy(instanceId);
+  }
+
   providerToken(instanceId: string) {
     return this.inner.providerToken(instanceId);
   }

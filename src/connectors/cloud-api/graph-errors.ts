@@ -81,6 +81,8 @@ export function graphFailure(httpStatus: number, body: unknown): ProviderError |
 
 /** A request that got no answer (refused, reset, timed out): worth another attempt later. */
 export function networkFailure(error: unknown, timeoutMs: number): TransientConnectorError {
+  // Already said in words (the instance's proxy cannot be reached).
+  if (error instanceof TransientConnectorError) return error;
   const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
     return new TransientConnectorError(`Meta Graph API did not answer within ${timeoutMs} ms`);

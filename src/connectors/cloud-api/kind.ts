@@ -36,7 +36,7 @@ export function cloudApiKind(deps: KindDeps): ConnectorKind {
     },
     creationAnswer: () => ({ webhook_wa_business: webhookUrl(), access_token_wa_business: settings.verifyToken }),
     listingAnswer: () => ({ webhook_wa_business: webhookUrl() }),
-    create: cloudApiConnectorFactory({ settings, logger }),
+    create: cloudApiConnectorFactory({ settings, logger, denyPrivate: config.outboundDenyPrivate }),
     routes: async (app) => {
       await app.register(cloudApiWebhookRoutes, { settings, host: deps.host, instances: () => deps.instances.all(), logger });
     },

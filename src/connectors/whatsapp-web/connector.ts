@@ -1,6 +1,7 @@
 // The WHATSAPP-BAILEYS connector of one instance: at most one live Baileys socket, its lifecycle, sends and reports.
 import type { ConnectionState as WaConnectionState, UserFacingSocketConfig } from 'baileys';
 import {
+  ProviderError,
   TransientConnectorError,
   type BlockingModule,
   type Connector,
@@ -39,6 +40,11 @@ import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
 import { baileysLevel, socketConfig } from './socket-config.js';
 import type { SocketFactory, WaSocket } from './socket.js';
+import { baileysProxy, type BaileysProxy } from './proxy.js';
+import type { ProxySettings } from '../../core/proxy.js';
+import { probeProxy } from '../../platform/net/proxy-probe.js';
+import { proxyFailureOf } from '../../platform/net/proxy-failure.js';
+import type { Dispatcher } from 'undici';
 import { waWebVersion } from './version.js';
 import { IdleWatchdog } from './watchdog.js';
 
@@ -71,6 +77,11 @@ export class WhatsAppWebConnector implements Connector {
   /** QR codes the live socket produced. */
   private socketQrs = 0;
   private pairingCode: string | null = null;
+  /** The proxy the live socket goes through (read at each socket creation). */
+  private proxy: BaileysProxy | null = null;
+  private proxySettings: ProxySettings | null = null;
+  /** Why the connection cannot open because of the proxy (unreachable, credentials refused), while that is so. */
+  private proxyProblem: string | null = null;
   private readonly queue = new SerialQueue();
   private readonly changes = new Settle();
   /** Who sent recent group messages (key id → participant), so markRead can address their receipts. */
@@ -158,6 +169,25 @@ export class WhatsAppWebConnector implements Connector {
     return this.lastHeard;
   }
 
+  stateReason(): string | null {
+    return this.status === 'open' ? null : this.proxyProblem;
+  }
+
+  /** The proxy changed: a running connection is replaced by one through the new proxy (the session is kept). */
+  async proxyChanged(): Promise<void> {
+    await this.queue.run(async () => {
+      if (!this.running) return;
+      this.log.info('the proxy changed; reconnecting through it');
+      this.attempt = 0;
+      this.proxyProblem = null;
+      const wasOpen = this.status === 'open';
+      this.status = 'connecting';
+      if (wasOpen)
+        await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: 'the proxy changed; reconnecting through it', statusReason: 200 });
+      await this.openSocket();
+    });
+  }
+
   readonly messaging: MessagingModule = {
     send: async (message) => {
       const socket = this.liveSocket();
@@ -204,7 +234,16 @@ export class WhatsAppWebConnector implements Connector {
 
   /** Downloads from WhatsApp's media host need no live connection (media re-upload requests are not made). */
   readonly media: MediaModule = {
-    download: (node, mediaType, maxBytes) => downloadMedia(node, mediaType, maxBytes),
+    download: async (node, mediaType, maxBytes) => {
+      const proxy = await this.host.proxy(this.instance.id);
+      let dispatcher: Dispatcher | undefined;
+      try {
+        dispatcher = proxy ? this.proxyFor(proxy).dispatcher : undefined;
+      } catch (error) {
+        throw new ProviderError('failed', [`the media could not be downloaded: ${(proxy && proxyFailureOf(error, proxy)) ?? String(error)}`]);
+      }
+      return downloadMedia(node, mediaType, maxBytes, undefined, dispatcher);
+    },
   };
 
   readonly presence: PresenceModule = {
@@ -248,7 +287,17 @@ export class WhatsAppWebConnector implements Connector {
     const generation = ++this.generation;
     auth.resetUnlinked();
     const version = await waWebVersion(!this.deps.config.waWeb.webSocketUrl, this.log);
+    const proxySettings = await this.host.proxy(this.instance.id);
     if (generation !== this.generation || !this.running) return;
+    this.proxySettings = proxySettings;
+    try {
+      this.proxy = proxySettings ? this.proxyFor(proxySettings) : null;
+    } catch (error) {
+      // A proxy at an address the outbound guard refuses: no socket; the close says why.
+      this.proxy = null;
+      await this.onClose(generation, error);
+      return;
+    }
     let socket: WaSocket;
     try {
       socket = this.deps.socketFactory(
@@ -261,6 +310,7 @@ export class WhatsAppWebConnector implements Connector {
           liveSettings: () => this.settings(),
           cachedGroupMetadata: async (jid) => this.groupCache.get(jid),
           pairing: this.pairingNumber() !== null,
+          proxy: this.proxy,
           overrides: this.deps.socketOverrides,
         }),
       );
@@ -367,6 +417,7 @@ export class WhatsAppWebConnector implements Connector {
     this.qrState = null;
     this.qrCount = 0;
     this.lastHeard = Date.now();
+    this.proxyProblem = null;
     const me = socket.user ?? this.auth?.state.creds.me;
     const ownerJid = ownerJidOf(me?.id);
     const name = me?.name ?? me?.notify;
@@ -413,9 +464,37 @@ export class WhatsAppWebConnector implements Connector {
         }
         return;
       case 'transient':
+        {
+          const fromProxy = await this.proxyFailed(error);
+          if (fromProxy) {
+            // Said once per new reason, even while still connecting (a linking or reconnecting instance too).
+            await this.reconnectLater({ ...decision, reason: fromProxy.reason, statusCode: 503 }, wasOpen || fromProxy.isNew);
+            return;
+          }
+        }
         await this.reconnectLater(decision, wasOpen);
         return;
     }
+  }
+
+  /**
+   * Why the close came from the proxy (it cannot be reached, or it refused the credentials or the tunnel), or null; the
+   * reason is kept for the state (`stateReason`) until the connection opens.
+   */
+  private async proxyFailed(error: unknown): Promise<{ reason: string; isNew: boolean } | null> {
+    const settings = this.proxySettings;
+    if (!settings) return null;
+    const reason = proxyFailureOf(error, settings) ?? (await probeProxy(settings, { denyPrivate: this.deps.config.outboundDenyPrivate ?? false }));
+    if (!reason) return null;
+    const isNew = reason !== this.proxyProblem;
+    if (isNew) this.log.warn({ reason }, 'the WhatsApp connection cannot go through the proxy');
+    this.proxyProblem = reason;
+    return { reason, isNew };
+  }
+
+  /** The agent and dispatcher of a proxy (shared by every connection through the same proxy). */
+  private proxyFor(settings: ProxySettings): BaileysProxy {
+    return baileysProxy(settings, this.deps.config.outboundDenyPrivate ?? false);
   }
 
   private async reconnectLater(decision: CloseDecision, wasOpen: boolean): Promise<void> {

@@ -77,6 +77,15 @@ export class DeferredConnector implements Connector {
     return this.inner?.lastActivityAt?.() ?? null;
   }
 
+  stateReason(): string | null {
+    return this.inner?.stateReason?.() ?? null;
+  }
+
+  /** Never loaded: nothing goes through a proxy yet (the first start reads it). */
+  async proxyChanged(): Promise<void> {
+    await this.inner?.proxyChanged?.();
+  }
+
   readonly messaging: MessagingModule = {
     send: (message) => this.live().messaging.send(message),
     markRead: (keys) => this.live().messaging.markRead(keys),

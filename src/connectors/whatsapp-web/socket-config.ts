@@ -4,6 +4,7 @@ import { isJidBroadcast, type AuthenticationState, type GroupMetadata, type User
 import type { Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import type { WaWebSettings } from './options.js';
+import { fetchOptions, type BaileysProxy } from './proxy.js';
 
 /** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */
 const socketDefaults = { qrTimeout: 45_000, connectTimeoutMs: 30_000, keepAliveIntervalMs: 30_000 };
@@ -30,6 +31,8 @@ export interface SocketConfigInput {
   pairing: boolean;
   /** Group metadata the connector keeps, so group sends need no metadata query each time. */
   cachedGroupMetadata?: (jid: string) => Promise<GroupMetadata | undefined>;
+  /** The instance's proxy: the websocket, uploads and downloads all go through it. */
+  proxy?: BaileysProxy | null;
   overrides?: Partial<UserFacingSocketConfig>;
 }
 
@@ -51,6 +54,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
     shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !input.liveSettings().readStatus,
     ...(input.cachedGroupMetadata ? { cachedGroupMetadata: input.cachedGroupMetadata } : {}),
+    ...(input.proxy ? { agent: input.proxy.agent, fetchAgent: input.proxy.agent, options: fetchOptions(input.proxy.dispatcher) } : {}),
     ...input.overrides,
   };
 }

@@ -425,6 +425,24 @@ const nodes: Migration = {
   },
 };
 
+/** Each instance's outbound proxy (one row at most); the password sealed like every stored secret. */
+const proxies: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('instance_proxies')
+      .addColumn('instance_id', 'text', (c) => c.primaryKey())
+      .addColumn('enabled', 'integer', (c) => c.notNull())
+      .addColumn('protocol', 'text', (c) => c.notNull())
+      .addColumn('host', 'text', (c) => c.notNull())
+      .addColumn('port', 'integer', (c) => c.notNull())
+      .addColumn('username', 'text')
+      .addColumn('password_sealed', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -443,6 +461,7 @@ class ListProvider implements MigrationProvider {
       '0014_alternate_addresses': alternateAddresses,
       '0015_groups': sandboxGroups,
       '0016_labels': labelsAndTemplates,
+      '0017_proxy': proxies,
       '0019_nodes': nodes,
     };
   }

@@ -265,6 +265,19 @@ interface TemplatesTable {
   updated_at: number;
 }
 
+/** An instance's outbound proxy; a disabled one keeps no host or credentials. */
+export interface InstanceProxiesTable {
+  instance_id: string;
+  enabled: number;
+  protocol: string;
+  host: string;
+  port: number;
+  username: string | null;
+  password_sealed: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -287,4 +300,5 @@ export interface Database {
   labels: LabelsTable;
   sandbox_labels: LabelsTable;
   templates: TemplatesTable;
+  instance_proxies: InstanceProxiesTable;
 }

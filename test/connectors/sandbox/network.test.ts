@@ -56,6 +56,10 @@ class StandInCore implements ConnectorHost {
   async messagesSynced() {}
   async messageChanged() {}
   async labelChanged() {}
+  async proxy() {
+    return null;
+  }
+
   async providerToken() {
     return null;
   }
