@@ -64,6 +64,8 @@ export interface Services {
   connectorHost: InstanceConnectorHost;
   /** Starts and stops connectors and send workers. */
   lifecycle: InstanceLifecycle;
+  /** What every feature keeps of an instance, deleted with it (hooks run in a unit: a delete, an import replacing one). */
+  removal: InstanceRemoval;
   instances: InstanceService;
   workers: SendWorkers;
   /** Told of every API request: background work lets a busy API go first. */
@@ -268,6 +270,7 @@ export function createServices({
     kinds,
     connectorHost,
     lifecycle,
+    removal,
     instances,
     workers,
     sends,

@@ -74,3 +74,29 @@ export async function removeSessionsOf(unit: Unit, instance: Instance): Promise<
   await unit.tx.deleteFrom('sessions').where('instance_id', '=', instance.id).execute();
   await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instance.id).execute();
 }
+
+/** Session-key rows written per statement when a whole session is stored at once. */
+const keyRowsPerInsert = 200;
+
+/**
+ * Stores a whole session inside a unit: its record and every key, replacing what the instance had (a session taken
+ * over from elsewhere, such as an import). The shapes are the ones `SessionStore` reads back.
+ */
+export async function storeWholeSession(
+  unit: Unit,
+  instanceId: string,
+  data: Record<string, unknown>,
+  keys: readonly { type: string; id: string; value: string }[],
+): Promise<void> {
+  const now = Date.now();
+  await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
+  await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
+  await unit.tx
+    .insertInto('sessions')
+    .values({ instance_id: instanceId, data: JSON.stringify(data), updated_at: now })
+    .execute();
+  for (let i = 0; i < keys.length; i += keyRowsPerInsert) {
+    const rows = keys.slice(i, i + keyRowsPerInsert).map((key) => ({ instance_id: instanceId, type: key.type, id: key.id, value: key.value, updated_at: now }));
+    await unit.tx.insertInto('session_keys').values(rows).execute();
+  }
+}
