@@ -8,6 +8,8 @@ import type { EvolutionHistory, EvolutionMessage } from './evolution-model.js';
 
 export interface HistoryRows {
   messages: Insertable<Database['messages']>[];
+  /** The status each message had in Evolution, as its one recorded status (findMessages shows it as MessageUpdate). */
+  statuses: Insertable<Database['message_status']>[];
   chats: Insertable<Database['chats']>[];
   contacts: Insertable<Database['contacts']>[];
   /** What was left out and why (rows without a key, labels…). */
@@ -116,5 +118,12 @@ export function historyRows(instanceId: string, history: EvolutionHistory): Hist
   // TODO(label storage): Switchboard keeps no labels of its own yet (being added on another branch); chats keep their
   // label ids above, and once labels are stored, carry `history.labels` (labelId, name, color) over here.
   if (history.labels.length > 0) notCarried.push(`${history.labels.length} labels (names and colours): not carried over yet (chats keep their label ids)`);
-  return { messages: [...messages.values()], chats: [...chats.values()], contacts: [...contacts.values()], notCarried };
+  const statusRows = [...messages.values()].map((row) => ({
+    message_id: row.id,
+    instance_id: instanceId,
+    status: row.status,
+    detail: null,
+    at: Number(row.message_timestamp) * 1000,
+  }));
+  return { messages: [...messages.values()], statuses: statusRows, chats: [...chats.values()], contacts: [...contacts.values()], notCarried };
 }

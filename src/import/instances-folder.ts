@@ -48,7 +48,7 @@ export async function readKeysFolder(folder: string): Promise<FoundKeys> {
     const batch = wanted.slice(i, i + readsAtOnce);
     const texts = await Promise.all(batch.map((file) => readFile(join(folder, file.name), 'utf8')));
     batch.forEach((file, j) => {
-      keys.push({ type: file.type, id: file.id, value: parseBufferJson(texts[j], `key file ${join(folder, file.name)}`) });
+      keys.push({ type: file.type, id: file.id, value: parseBufferJson(texts[j], `key file ${join(folder, file.name)}`, 1) });
     });
   }
   return { where: folder, keys, credsText, ignored };

@@ -50,7 +50,7 @@ export class RedisKeys {
         ignored.push(field);
         continue;
       }
-      keys.push({ ...key, value: parseBufferJson(fields[field], `Redis field ${hash} ${field}`) });
+      keys.push({ ...key, value: parseBufferJson(fields[field], `Redis field ${hash} ${field}`, 2) });
     }
     return { where: `Redis hash ${hash}`, keys, credsText, ignored };
   }

@@ -25,7 +25,11 @@ export interface ImportStore {
 /** History rows per insert statement (well under SQLite's and PostgreSQL's parameter limits). */
 const rowsPerInsert = 200;
 
-async function insertChunks<T extends 'messages' | 'chats' | 'contacts'>(unit: Unit, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
+async function insertChunks<T extends 'messages' | 'message_status' | 'chats' | 'contacts'>(
+  unit: Unit,
+  table: T,
+  rows: Insertable<Database[T]>[],
+): Promise<void> {
   for (let i = 0; i < rows.length; i += rowsPerInsert) {
     // The tables' own column sets; Kysely types each call by the table named.
     await unit.tx
@@ -71,6 +75,7 @@ export async function writeInstance(
     }
     if (history) {
       await insertChunks(unit, 'messages', history.messages);
+      await insertChunks(unit, 'message_status', history.statuses);
       await insertChunks(unit, 'chats', history.chats);
       await insertChunks(unit, 'contacts', history.contacts);
     }
