@@ -9,7 +9,6 @@ import { createLogger } from '../platform/logger.js';
 import { openStore } from '../platform/store/db.js';
 import { StartupError } from '../platform/startup-error.js';
 import { resolveSecretsKey } from '../platform/util/data-dir.js';
-import { createServices } from '../services.js';
 import { parseImportOptions, usage, wantsHelp } from './options.js';
 import { ImportProblem, reasonOf } from './problem.js';
 import { importEvolution } from './run.js';
@@ -44,6 +43,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // Log lines (warnings and worse) go to standard error, apart from the report.
   const logger = createLogger('warn', process.stderr);
+  // Loaded only now: the whole service (connectors, media) is not needed for the usage text or a bad command line.
+  const { createServices } = await import('../services.js');
   const store = await openStore(config.databaseUri);
   try {
     const globalApiKey = knownGlobalKey(config);
