@@ -78,7 +78,7 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
     const missing = await runCommand([], {});
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('import:evolution: --from is required');
-  });
+  }, 240_000);
 
   it("refuses to write into Evolution's own database (its env file used as it is)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-import-'));
@@ -86,13 +86,18 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
     const run = await runCommand(['--from', evo.uri], { DATABASE_CONNECTION_URI: evo.uri.replace(/^postgresql:/, 'postgres:'), DATA_DIR: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("Switchboard's store (DATABASE_CONNECTION_URI) is Evolution's own database and schema");
-  });
+  }, 240_000);
 
   for (const kind of storeKinds) {
     it(`on ${kind.name}: a dry run, the import (exit 1: one failed), a second run and --replace, each with its lines`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'sb-import-'));
       dataDirs.push(dir);
-      const env = { DATABASE_CONNECTION_URI: kind.uri(dir), DATA_DIR: dir, AUTHENTICATION_API_KEY: `global-${randomBytes(8).toString('hex')}`, LOG_LEVEL: 'warn' };
+      const env = {
+        DATABASE_CONNECTION_URI: kind.uri(dir),
+        DATA_DIR: dir,
+        AUTHENTICATION_API_KEY: `global-${randomBytes(8).toString('hex')}`,
+        LOG_LEVEL: 'warn',
+      };
       const base = ['--from', evo.uri, '--instances-dir', evo.instancesDir];
 
       const dry = await runCommand([...base, '--dry-run'], env);

@@ -387,7 +387,7 @@ export function signalKeys(creds: AuthenticationCreds, preKeys = 30): KeySet {
 }
 
 /** How Evolution's files name a key: "/" as "__" and ":" as "-" (its fixFileName). */
-function fileNameOf(type: string, id: string): string {
+export function fileNameOf(type: string, id: string): string {
   return `${type}-${id}`.replace(/\//g, '__').replace(/:/g, '-');
 }
 
