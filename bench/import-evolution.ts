@@ -102,12 +102,16 @@ async function main(): Promise<void> {
       const summary = await importEvolution({ ...options, dryRun }, deps, () => undefined);
       const ms = performance.now() - started;
       const done = summary.outcomes.filter((o) => o.result === (dryRun ? 'would import' : 'imported')).length;
-      if (done !== instances) throw new Error(`${dryRun ? 'dry run' : 'import'}: ${done} of ${instances} (${JSON.stringify(summary.outcomes.find((o) => o.result === 'failed'))})`);
+      if (done !== instances)
+        throw new Error(`${dryRun ? 'dry run' : 'import'}: ${done} of ${instances} (${JSON.stringify(summary.outcomes.find((o) => o.result === 'failed'))})`);
       return ms;
     };
     const dry = await timed(true);
     const real = await timed(false);
-    const rows = await store.db.selectFrom('session_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await store.db
+      .selectFrom('session_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     await store.close();
     const totalKeys = instances * keysPerInstance;
     if (Number(rows.n) !== totalKeys) throw new Error(`expected ${totalKeys} session keys stored, found ${rows.n}`);

@@ -3,7 +3,7 @@
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import type { SinkCreation } from '../core/event-sink.js';
 import type { Instance } from '../core/instance.js';
-import { openEvolutionDatabase } from './evolution-database.js';
+import { openEvolutionDatabase } from './open-evolution-database.js';
 import type { EvolutionInstance } from './evolution-model.js';
 import { EvolutionReader } from './evolution-reader.js';
 import { readEvolutionSession, type KeyPlaces } from './evolution-session.js';

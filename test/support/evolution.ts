@@ -12,7 +12,7 @@ import pg from 'pg';
 import { pgUrl } from './postgres.js';
 import { problemOf, serviceAvailable } from './required-services.js';
 
-export const MARIADB_URL = process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/mysql';
+const MARIADB_URL = process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/mysql';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
 /** Whether MariaDB (or MySQL) answers; when not, a loud skip of `skipped` (a failure under REQUIRE_SERVICES=1). */
