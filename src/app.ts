@@ -20,6 +20,7 @@ import { profileRoutes } from './instances/profile.routes.js';
 import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
+import { clusterRoutes } from './platform/cluster/routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -94,6 +95,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         logger: services.logger,
       });
       await api.register(settingsRoutes, { instances: services.instances });
+      await api.register(clusterRoutes, { nodes: services.nodes, nodeId: config.nodeId, deadAfterMs: config.nodeDeadAfterMs });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });

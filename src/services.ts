@@ -13,6 +13,7 @@ import { SinkConfigs } from './events/sink-configs.js';
 import { EventWriter, type OutboxSink } from './events/writer.js';
 import type { SinkCreation } from './core/event-sink.js';
 import { sendRules, WebhookDispatcher } from './sinks/webhook/dispatcher.js';
+import { NodeRegistry } from './platform/cluster/node-registry.js';
 import { createMediaResolver, mediaResolverSettings } from './sinks/webhook/media-resolver.js';
 import { ThreadSender } from './sinks/webhook/thread/host.js';
 import { StatusRecorder } from './messages/status-recorder.js';
@@ -90,6 +91,8 @@ export interface Services {
   /** Media messages' bytes through the connector that has them. */
   mediaDownloads: MediaDownloads;
   webhooks: WebhookDispatcher;
+  /** This node in the store: its incarnation and heartbeat, and who else is alive. */
+  nodes: NodeRegistry;
   metrics: Metrics;
   retention: EventRetention;
   /** Where events go (webhook, websocket, brokers), in the order they see each event. */
@@ -145,7 +148,16 @@ export function createServices({
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
   const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
+  const nodes = new NodeRegistry({
+    db: store.db,
+    nodeId: config.nodeId,
+    heartbeatMs: config.nodeHeartbeatMs,
+    deadAfterMs: config.nodeDeadAfterMs,
+    oneNodeStore: store.dialect === 'sqlite',
+    logger,
+  });
   const webhooks = new WebhookDispatcher({
+    claimant: nodes.incarnation,
     store,
     config,
     sinks,
@@ -156,6 +168,8 @@ export function createServices({
     ...(config.webhookDeliveryThread ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) } : {}),
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
+  // On every heartbeat, the webhook claims of dead nodes are taken over.
+  nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
@@ -284,12 +298,15 @@ export function createServices({
     blocks,
     mediaDownloads,
     webhooks,
+    nodes,
     metrics,
     retention,
     eventSinks: eventSinks.list,
     websocket: eventSinks.websocket,
     sinkCreation: eventSinks.creation,
     async start() {
+      // Registered first: the claims of this node's earlier life are taken over before any work starts.
+      await nodes.start();
       await registry.load();
       await sinks.load();
       for (const sink of eventSinks.list) await sink.start?.();
@@ -302,6 +319,7 @@ export function createServices({
       await workers.stop();
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
+      await nodes.stop();
     },
   };
 }

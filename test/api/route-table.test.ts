@@ -26,7 +26,7 @@ const rootPaths = new Set(['/metrics', '/manager', '/verify-creds']);
 const servedAt = (path: string) => (rootPaths.has(path) ? path : `/messenger${path}`).replace('{instance}', ':instance');
 
 /** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, the API document). */
-const ownRoutes = [/^\/messenger\/sandbox\//, /^\/messenger\/webhook\/(deliveries|redeliver)\//, /^\/messenger\/docs/];
+const ownRoutes = [/^\/messenger\/cluster$/, /^\/messenger\/sandbox\//, /^\/messenger\/webhook\/(deliveries|redeliver)\//, /^\/messenger\/docs/];
 
 describe('the table of every route in docs/compatibility.md', () => {
   const rows = documentedRoutes();

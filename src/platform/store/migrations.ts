@@ -335,6 +335,26 @@ const sandboxBlocks: Migration = {
   },
 };
 
+/**
+ * The nodes of a fleet (`nodes`: one row per incarnation, with its heartbeat) and who holds each claimed webhook
+ * delivery (`deliveries.claimed_by`, an incarnation): the claims of a dead node are taken over as soon as it is dead.
+ */
+const nodes: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('nodes')
+      .addColumn('incarnation', 'text', (c) => c.primaryKey())
+      .addColumn('node_id', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
+      .addColumn('stopped_at', 'bigint')
+      .execute();
+    await db.schema.alterTable('deliveries').addColumn('claimed_by', 'text').execute();
+    // Claims in flight are few: the index holds only them.
+    await db.schema.createIndex('deliveries_claimed').on('deliveries').column('claimed_by').where(sql.ref('claimed_by'), 'is not', null).execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -351,6 +371,7 @@ class ListProvider implements MigrationProvider {
       '0010_pacing': pacing,
       '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,
+      '0019_nodes': nodes,
     };
   }
 }

@@ -123,6 +123,18 @@ export interface DeliveriesTable {
    * deleted instance (its settings are gone with it); null otherwise: a delivery follows the settings as they are.
    */
   settings_snapshot: string | null;
+  /** The node incarnation holding the delivery's claim while it is being sent; null otherwise (and before migration 0019). */
+  claimed_by: string | null;
+}
+
+/** One life of a node: registered at start, heartbeating while it runs, stopped at a clean stop. */
+interface NodesTable {
+  incarnation: string;
+  /** NODE_ID: the node's name across restarts. */
+  node_id: string;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
 }
 
 interface SessionsTable {
@@ -203,6 +215,7 @@ export interface Database {
   send_queue: SendQueueTable;
   outbox: OutboxTable;
   deliveries: DeliveriesTable;
+  nodes: NodesTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
   session_keys: SessionKeysTable;
