@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/platform/store/db.js';
+import { appOnStore, storeKeys } from '../support/app-on-store.js';
 import { hashApiKey } from '../../src/platform/util/api-keys.js';
 import { dropPostgresSchema, pgUrl, postgresAvailable } from '../support/postgres.js';
 import {
@@ -130,4 +131,55 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
       }
     }, 600_000);
   }
+
+  it('beside a running service: on PostgreSQL it imports (the service picks the instance up at its next start); on SQLite it says the store is in use', async () => {
+    const runningSchema = `t_${randomBytes(6).toString('hex')}`;
+    const uri = `${pgUrl}?schema=${runningSchema}`;
+    const keys = storeKeys(uri);
+    dataDirs.push(keys.dataDir);
+    const env = {
+      DATABASE_CONNECTION_URI: uri,
+      DATA_DIR: keys.dataDir,
+      AUTHENTICATION_API_KEY: keys.globalKey,
+      SECRETS_KEY: keys.secretsKey.toString('base64'),
+    };
+    const store = await openStore(uri);
+    try {
+      const running = await appOnStore(store, keys);
+      try {
+        const run = await runCommand(['--from', evo.uri, '--instances-dir', evo.instancesDir, '--only', good], env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout).toContain('Imported instances connect when Switchboard starts (restart a running Switchboard to pick them up).');
+        expect((await running.api('GET', 'instance/fetchInstances')).status).toBe(200);
+      } finally {
+        await running.close();
+      }
+      const restarted = await appOnStore(store, keys);
+      try {
+        const own = await restarted.api('GET', 'instance/fetchInstances', { key: goodToken });
+        expect(own.status).toBe(200);
+        expect(own.body.map((e: { instance: { instanceName: string } }) => e.instance.instanceName)).toEqual([good]);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      await store.close();
+      await dropPostgresSchema(runningSchema);
+    }
+
+    const dir = mkdtempSync(join(tmpdir(), 'sb-import-'));
+    dataDirs.push(dir);
+    const sqliteUri = `file:${join(dir, 'switchboard.db')}`;
+    const sqliteKeys = { ...storeKeys(sqliteUri), dataDir: dir };
+    const sqliteStore = await openStore(sqliteUri);
+    const running = await appOnStore(sqliteStore, sqliteKeys);
+    try {
+      const run = await runCommand(['--from', evo.uri, '--instances-dir', evo.instancesDir], { DATABASE_CONNECTION_URI: sqliteUri, DATA_DIR: dir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('import:evolution: DATABASE_CONNECTION_URI: another Switchboard process is using the SQLite database');
+    } finally {
+      await running.close();
+      await sqliteStore.close();
+    }
+  }, 600_000);
 });
