@@ -5,7 +5,7 @@ import type { Instance } from '../core/instance.js';
 import type { SinkConfigs } from '../events/sink-configs.js';
 import type { InstanceRegistry } from '../instances/registry.js';
 import type { InstanceRemoval } from '../instances/removal.js';
-import { storeWholeSession } from '../instances/sessions.js';
+import { storeNewSession } from '../instances/sessions.js';
 import { sessionRecordOf, storedKeyValue } from '../connectors/whatsapp-web/auth-state.js';
 import type { Db } from '../platform/store/db.js';
 import type { Database } from '../platform/store/schema.js';
@@ -53,7 +53,8 @@ export async function writeInstance(
       await store.removal.run(unit, replacing);
       await registry.remove(unit, replacing);
     }
-    let instance = await registry.insert(unit, {
+    // Not connected yet (status close): it connects, as the same linked device, when the service starts it.
+    const instance = await registry.insert(unit, {
       id: plan.id,
       name: plan.name,
       integration: plan.integration,
@@ -62,16 +63,12 @@ export async function writeInstance(
       businessId: plan.businessId,
       providerToken: plan.providerToken,
       settings: plan.settings,
+      linkedAccount: plan.profile,
     });
-    const { ownerJid, profileName, profilePicUrl } = plan.profile;
-    if (ownerJid || profileName || profilePicUrl) {
-      // Not connected yet: it connects (as the same linked device) when the service starts it.
-      instance = await registry.updateConnection(unit, instance, { status: 'close', ownerJid, profileName, profilePicUrl });
-    }
     for (const sink of plan.sinks) await sinks.set(unit, instance.id, sink.kind, sink.config);
     if (session?.linked) {
       const keys = session.keys.map((key) => ({ type: key.type, id: key.id, value: storedKeyValue(key.value) }));
-      await storeWholeSession(unit, instance.id, sessionRecordOf(session.creds), keys);
+      await storeNewSession(unit, instance.id, sessionRecordOf(session.creds), keys);
     }
     if (history) {
       await insertChunks(unit, 'messages', history.messages);

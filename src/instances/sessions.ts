@@ -79,18 +79,17 @@ export async function removeSessionsOf(unit: Unit, instance: Instance): Promise<
 const keyRowsPerInsert = 200;
 
 /**
- * Stores a whole session inside a unit: its record and every key, replacing what the instance had (a session taken
- * over from elsewhere, such as an import). The shapes are the ones `SessionStore` reads back.
+ * Stores a whole session inside a unit, for an instance that has none yet (one being created, such as an import; a
+ * replaced instance's session went with its removal hooks): its record and every key, in the shapes `SessionStore`
+ * reads back.
  */
-export async function storeWholeSession(
+export async function storeNewSession(
   unit: Unit,
   instanceId: string,
   data: Record<string, unknown>,
   keys: readonly { type: string; id: string; value: string }[],
 ): Promise<void> {
   const now = Date.now();
-  await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
-  await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
   await unit.tx
     .insertInto('sessions')
     .values({ instance_id: instanceId, data: JSON.stringify(data), updated_at: now })
