@@ -307,6 +307,12 @@ for (const source of sources) {
           // Linked as the same account: shown as its owner once it connects.
           expect(t.services.registry.byInstanceName(fx.folder.name)).toMatchObject({ ownerJid: '5511999990001@s.whatsapp.net', profileName: 'Shop One' });
           expect(byName.get(fx.cloud.name)).toMatchObject({ integration: { integration: 'WHATSAPP-BUSINESS' } });
+          // Cloud API: the Meta token is its provider token (and, as Evolution made it, its key), with its ids.
+          const cloud = t.services.registry.byInstanceName(fx.cloud.name)!;
+          expect(cloud).toMatchObject({ number: fx.cloud.number, businessId: fx.cloud.businessId });
+          expect(await t.services.registry.providerTokenOf(cloud)).toBe(fx.cloud.token);
+          expect(t.services.registry.apikeyOf(cloud)).toBe(fx.cloud.token);
+          expect(t.services.registry.byInstanceName(fx.channel.name)).toMatchObject({ integration: 'EVOLUTION', number: 'route-42' });
 
           const settings = await t.api('GET', `settings/find/${fx.folder.name}`);
           expect(settings.status).toBe(200);
