@@ -19,6 +19,8 @@ import { chatRoutes } from './messages/chat.routes.js';
 import { profileRoutes } from './instances/profile.routes.js';
 import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
+import { labelRoutes } from './history/label.routes.js';
+import { templateRoutes } from './messages/template.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
 import { clusterRoutes } from './platform/cluster/routes.js';
 import { version } from './platform/version.js';
@@ -104,6 +106,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(profileRoutes, { profiles: services.profiles });
       await api.register(historyRoutes, { reads: services.historyReads, marks: services.chatMarks });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });
+      await api.register(labelRoutes, { labels: services.labels });
+      await api.register(templateRoutes, { templates: services.templates });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
       for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },

@@ -49,6 +49,9 @@ import { MessageChanges } from './messages/message-changes.js';
 import { SentMessageChanges } from './messages/sent-message-changes.js';
 import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
+import { LabelBook } from './history/label-book.js';
+import { LabelOperations } from './history/labels.js';
+import { removeTemplatesOf, TemplateOperations } from './messages/templates.js';
 
 export interface Services {
   config: Config;
@@ -90,6 +93,10 @@ export interface Services {
   blocks: BlockOperations;
   /** Media messages' bytes through the connector that has them. */
   mediaDownloads: MediaDownloads;
+  /** Labels and chats' labels. */
+  labels: LabelOperations;
+  /** Meta message templates (WHATSAPP-BUSINESS). */
+  templates: TemplateOperations;
   webhooks: WebhookDispatcher;
   /** This node in the store: its incarnation and heartbeat, and who else is alive. */
   nodes: NodeRegistry;
@@ -205,6 +212,7 @@ export function createServices({
     apikeyOf,
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
+  const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
   const connectorHost = new InstanceConnectorHost({
     db: store.db,
     logger,
@@ -215,6 +223,7 @@ export function createServices({
     alongside: history,
     keepReceived: config.saveNewMessages,
     changes,
+    labels: labelBook,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -223,6 +232,7 @@ export function createServices({
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
+  removal.onRemove(removeTemplatesOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -270,6 +280,8 @@ export function createServices({
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
+  const labels = new LabelOperations({ db: store.db, book: labelBook, kinds, connectorOf });
+  const templates = new TemplateOperations({ db: store.db, kinds, connectorOf });
 
   return {
     priority,
@@ -297,6 +309,8 @@ export function createServices({
     messageChanges,
     blocks,
     mediaDownloads,
+    labels,
+    templates,
     webhooks,
     nodes,
     metrics,

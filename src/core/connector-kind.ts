@@ -21,7 +21,18 @@ export const messageOperations = [
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats';
+export type Operation =
+  | MessageOperation
+  | 'presence'
+  | 'privacy'
+  | 'whatsappNumbers'
+  | 'profile'
+  | ChangeOperation
+  | 'blocking'
+  | 'mediaDownload'
+  | 'chats'
+  | 'labels'
+  | 'templates';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
 type ChangeOperation = 'revoke' | 'edit';
@@ -47,6 +58,10 @@ export interface KindCapabilities {
   blocking?: boolean;
   /** Downloading the bytes of media messages (absent: no). */
   mediaDownload?: boolean;
+  /** Labelling chats (`label/findLabels`, `label/handleLabel`; absent: no). */
+  labels?: boolean;
+  /** Meta message templates: creating, listing and sending them (`template/*`, `sendTemplate`; absent: no). */
+  templates?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

@@ -220,6 +220,54 @@ export interface ChatsModule {
   markUnread(jid: string, lastMessage: ChatLastMessage | null): Promise<void>;
 }
 
+/** A label of the account (WhatsApp Business): its id on the messenger, name, colour (a palette index) and state. */
+export interface Label {
+  id: string;
+  name: string;
+  /** WhatsApp's palette index (0–19). */
+  color: number;
+  deleted: boolean;
+  /** The id of the WhatsApp Business default label it is, if one. */
+  predefinedId?: string;
+}
+
+/** A label added to or removed from a chat. */
+export interface LabelAssociation {
+  type: 'add' | 'remove';
+  chatId: string;
+  labelId: string;
+}
+
+/**
+ * What the messenger says about labels: a label created, changed or deleted; a chat's label added or removed; or all the
+ * account's labels as they are when it links (`sync`: the stored labels become these, and nothing is announced).
+ */
+export type LabelChange = { kind: 'edit'; label: Label } | ({ kind: 'association' } & LabelAssociation) | { kind: 'sync'; labels: Label[] };
+
+/** Labelling chats on the account (WhatsApp Business labels). */
+export interface LabelsModule {
+  /** Throws a coded error when the account has no label `labelId` (where the connector can tell). */
+  addChatLabel(chatJid: string, labelId: string): Promise<void>;
+  removeChatLabel(chatJid: string, labelId: string): Promise<void>;
+}
+
+/** A Meta message template to create, as the API takes it (Graph's fields; components as Meta defines them). */
+export interface TemplateDraft {
+  name: string;
+  category: string;
+  language: string;
+  components: Record<string, unknown>[];
+  allowCategoryChange?: boolean;
+}
+
+/** Meta message templates of the account's business (the Cloud API); sending one is a send (`templateMessage` content). */
+export interface TemplatesModule {
+  /** Submits a template for review; answers Meta's answer (`{id, status, category}`). */
+  create(draft: TemplateDraft): Promise<Record<string, unknown>>;
+  /** The business's templates as Meta lists them (every page). */
+  find(): Promise<Record<string, unknown>[]>;
+}
+
 /**
  * One instance's connection to its messenger: the lifecycle, plus capability modules layered on it (as Baileys layers
  * its socket). Messaging is always there; an absent module is an operation the kind cannot do (the API answers
@@ -245,6 +293,8 @@ export interface Connector {
   readonly chats?: ChatsModule;
   readonly blocking?: BlockingModule;
   readonly media?: MediaModule;
+  readonly labels?: LabelsModule;
+  readonly templates?: TemplatesModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */
@@ -263,6 +313,8 @@ export interface ConnectorHost {
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
   saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;
+  /** A label was created, changed or deleted, or added to or removed from a chat: stored, then announced if it changed anything. */
+  labelChanged(instanceId: string, change: LabelChange): Promise<void>;
   /** Any other catalogue event the messenger reports (contacts, chats, groups, calls, labels, edits…), stored in the outbox. */
   eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void>;
   /** History sync: stores the messages (duplicates ignored) and emits one MESSAGES_SET. */

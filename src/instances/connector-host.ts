@@ -6,7 +6,7 @@ import { inUnit } from '../platform/store/unit.js';
 import { GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
 import type { EventWriter } from '../events/writer.js';
-import type { ConnectorHost, InboundMessage, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
 import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
@@ -33,6 +33,13 @@ export interface ConnectorHostDeps {
   keepReceived?: boolean;
   /** Stores edits and deletions for everyone of stored messages, and announces them. */
   changes: MessageChanges;
+  /** Stores the labels and chat labels connectors report, and announces what changed. */
+  labels: LabelKeeper;
+}
+
+/** Keeps an instance's labels and its chats' labels (history/label-book.ts). */
+export interface LabelKeeper {
+  changed(instance: Instance, change: LabelChange): Promise<void>;
 }
 
 /** Told when an instance's connection opens or closes (after it is stored; a logout before). */
@@ -134,6 +141,12 @@ export class InstanceConnectorHost implements ConnectorHost {
     return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
+  async labelChanged(instanceId: string, change: LabelChange): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await this.deps.labels.changed(instance, change);
+  }
+
   async eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
@@ -145,11 +158,16 @@ export class InstanceConnectorHost implements ConnectorHost {
   async messagesSynced(instanceId: string, messages: InboundMessage[]): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance || messages.length === 0) return;
+    const alongside = this.deps.alongside;
+    await alongside?.ready(instanceId);
     await inUnit(this.deps.db, async (unit) => {
       const stored = [];
       for (const message of messages) {
         const record = this.inboundRecord(instanceId, message);
-        if (await this.insertOnce(unit, record)) stored.push(presentMessage(record));
+        if (!(await this.insertOnce(unit, record))) continue;
+        stored.push(presentMessage(record));
+        // Their chats and contacts are kept too, so the find routes show the synced conversations.
+        alongside?.stored(unit, record, unit, 'synced');
       }
       if (stored.length > 0) this.deps.events.emit(unit, this.source(instance), 'MESSAGES_SET', stored);
     });

@@ -1,7 +1,7 @@
 // The send use cases: each API send turned into the message content to queue (quotes, media, lists, statuses, places,
 // contact cards, reactions).
 import type { Connector } from '../core/connector.js';
-import type { ConnectorKinds, MessageOperation } from '../core/connector-kind.js';
+import type { ConnectorKinds, MessageOperation, Operation } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/types.js';
@@ -22,6 +22,7 @@ import {
   pollContent,
   reactionContent,
   statusTextContent,
+  templateContent,
   textContent,
   type ContextInput,
 } from './compose.js';
@@ -43,6 +44,7 @@ import {
   type TextSend,
   type WhatsAppAudioSend,
 } from './send-schemas.js';
+import type { TemplateSend } from './template-schemas.js';
 
 /** What makes a send request itself, beside its body: the route (for idempotency) and the Idempotency-Key. */
 export interface SendRequest {
@@ -197,6 +199,14 @@ export class OutgoingMessages {
     });
   }
 
+  /** A Meta message template (WHATSAPP-BUSINESS), queued and stored like any send; its components go to Meta as given. */
+  template(instance: Instance, body: TemplateSend, request: SendRequest) {
+    return this.send(instance, 'templates', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      return { remoteJid, ...templateContent(body, await this.contextOf(instance, body)) };
+    });
+  }
+
   status(instance: Instance, body: StatusSend, request: SendRequest) {
     return this.send(instance, 'status', {}, request, async () => {
       const statusJidList = await this.statusAudience(instance, body);
@@ -226,7 +236,13 @@ export class OutgoingMessages {
     return body.statusJidList.map((n, i) => statusViewerJid(n, `statusJidList[${i}]`));
   }
 
-  private async send(instance: Instance, operation: MessageOperation, common: Partial<Common>, request: SendRequest, build: () => Promise<BuiltMessage>) {
+  private async send(
+    instance: Instance,
+    operation: MessageOperation | Extract<Operation, 'templates'>,
+    common: Partial<Common>,
+    request: SendRequest,
+    build: () => Promise<BuiltMessage>,
+  ) {
     this.deps.kinds.assertCan(instance, operation);
     const connector = this.deps.connectorOf(instance);
     return this.deps.sends.submit(

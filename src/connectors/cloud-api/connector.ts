@@ -11,6 +11,7 @@ import {
   type MediaModule,
   type MessagingModule,
   type OutboundMessage,
+  type TemplatesModule,
 } from '../../core/connector.js';
 import { GraphClient, type FetchLike, type SentMessage } from './graph-client.js';
 import { MessageIds } from './message-ids.js';
@@ -30,7 +31,7 @@ export function cloudApiConnectorFactory(deps: CloudApiConnectorDeps): Connector
   return (instance, host) => new CloudApiConnector(instance, host, deps);
 }
 
-/** Messaging only: the Cloud API has no presence (a send's `delay` is a plain wait) and no privacy settings. */
+/** Messaging and templates: the Cloud API has no presence (a send's `delay` is a plain wait) and no privacy settings. */
 export class CloudApiConnector implements Connector {
   private status: ConnectionState = 'close';
   private lastActivity: number | null = null;
@@ -98,6 +99,28 @@ export class CloudApiConnector implements Connector {
     },
   };
 
+  /** Templates belong to the WhatsApp Business Account (`businessId` at creation), created and listed through Graph. */
+  readonly templates: TemplatesModule = {
+    create: async (draft) => {
+      const { businessId, token } = await this.businessCredentials();
+      const answer = await this.graph.createTemplate(businessId, token, {
+        name: draft.name,
+        category: draft.category,
+        ...(draft.allowCategoryChange !== undefined ? { allow_category_change: draft.allowCategoryChange } : {}),
+        language: draft.language,
+        components: draft.components,
+      });
+      this.lastActivity = Date.now();
+      return answer;
+    },
+    find: async () => {
+      const { businessId, token } = await this.businessCredentials();
+      const templates = await this.graph.findTemplates(businessId, token);
+      this.lastActivity = Date.now();
+      return templates;
+    },
+  };
+
   private async send(message: OutboundMessage): Promise<void> {
     const to = recipientOf(message.remoteJid);
     const plan = planOutbound(message.content);
@@ -153,6 +176,18 @@ export class CloudApiConnector implements Connector {
     const token = await this.host.providerToken(this.instance.id);
     if (!token) throw new ProviderError('refused', ['this WHATSAPP-BUSINESS instance has no Meta access token; recreate it with token']);
     return { phoneNumberId, token };
+  }
+
+  private async businessCredentials(): Promise<{ businessId: string; token: string }> {
+    const businessId = this.host.currentInstance(this.instance.id)?.businessId ?? this.instance.businessId;
+    if (!businessId) {
+      throw invalidInput(
+        `instance "${this.instance.name}" has no businessId: templates belong to a WhatsApp Business Account; create the instance with businessId (the account's id in Meta's WhatsApp Manager)`,
+      );
+    }
+    const token = await this.host.providerToken(this.instance.id);
+    if (!token) throw new ProviderError('refused', ['this WHATSAPP-BUSINESS instance has no Meta access token; recreate it with token']);
+    return { businessId, token };
   }
 
   private async partOf(

@@ -1,5 +1,6 @@
 // The SANDBOX connector of one instance: its link state, its QR flow, and its side of the network.
 import type { Logger } from '../../platform/logger.js';
+import { invalidInput } from '../../core/errors.js';
 import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
@@ -9,6 +10,7 @@ import {
   type Connector,
   type ConnectorHost,
   type ContactsModule,
+  type LabelsModule,
   type NumberCheck,
   type OwnPresence,
   type MediaModule,
@@ -23,6 +25,7 @@ import {
   type QrState,
 } from '../../core/connector.js';
 import type { LinkCodes } from './codes.js';
+import type { SandboxLabels } from './labels.js';
 import type { UploadedMedia } from './media-store.js';
 import type { SandboxPictureStore } from './picture-store.js';
 import { checkPrivacy } from './privacy.js';
@@ -54,6 +57,8 @@ export interface NetworkSide {
   /** Delivers a deletion or an edit of the sender's message to its recipient. */
   change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void>;
   updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void>;
+  /** The labels of each account. */
+  labels: Pick<SandboxLabels, 'all' | 'has'>;
   /** The plain bytes of a media node of the sandbox network. */
   downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
 }
@@ -241,6 +246,24 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
     },
   };
+  /**
+   * A chat's labels are the core's chats row (written once this answers); the account's labels are the network's: a
+   * label it does not have is refused, as WhatsApp would.
+   */
+  readonly labels: LabelsModule = {
+    addChatLabel: (_jid, labelId) => this.checkLabel(labelId),
+    removeChatLabel: (_jid, labelId) => this.checkLabel(labelId),
+  };
+
+  private async checkLabel(labelId: string): Promise<void> {
+    this.partyOrThrow();
+    if (!(await this.network.labels.has(this.instanceId, labelId))) {
+      throw invalidInput(
+        `label ${labelId} does not exist on this account: GET /messenger/label/findLabels/{instance} lists its labels, POST /messenger/sandbox/label/{instance} creates one`,
+      );
+    }
+  }
+
   /** Points the session at another picture file (or none), then removes the file it had. */
   private async replacePicture(fileName: string | undefined): Promise<void> {
     const previous = this.owner?.pictureFile;
@@ -295,6 +318,8 @@ export class SandboxConnector implements Connector {
       ownerJid: session.ownerJid,
       profileName: session.profileName,
     });
+    // As WhatsApp's first sync after connecting: the account's labels as they are (stored, nothing announced).
+    await this.network.host.labelChanged(this.instanceId, { kind: 'sync', labels: await this.network.labels.all(this.instanceId) });
   }
 
   private async beginQr(epoch: number): Promise<void> {

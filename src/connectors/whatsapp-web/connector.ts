@@ -12,6 +12,7 @@ import {
   type PrivacyModule,
   type ProfileModule,
   type ChatsModule,
+  type LabelsModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
@@ -30,6 +31,7 @@ import { downloadMedia, editMessage, revokeMessage, updateBlockStatus } from './
 import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
 import { chatsModule } from './chats.js';
+import { labelsModule } from './labels.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
@@ -224,6 +226,8 @@ export class WhatsAppWebConnector implements Connector {
   readonly profile: ProfileModule = profileModule(() => this.liveSocket());
 
   readonly chats: ChatsModule = chatsModule(() => this.liveSocket());
+
+  readonly labels: LabelsModule = labelsModule(() => this.liveSocket());
 
   // ---- lifecycle (always run inside the queue) ----
 

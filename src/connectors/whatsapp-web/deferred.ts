@@ -5,6 +5,7 @@ import {
   type BlockingModule,
   type Connector,
   type ContactsModule,
+  type LabelsModule,
   type MediaModule,
   type MessagingModule,
   type PresenceModule,
@@ -23,6 +24,7 @@ export type WebConnector = Connector & {
   chats: ChatsModule;
   blocking: BlockingModule;
   media: MediaModule;
+  labels: LabelsModule;
 };
 
 export class DeferredConnector implements Connector {
@@ -131,5 +133,10 @@ export class DeferredConnector implements Connector {
   readonly chats: ChatsModule = {
     archive: (jid, archive, lastMessage) => this.live().chats.archive(jid, archive, lastMessage),
     markUnread: (jid, lastMessage) => this.live().chats.markUnread(jid, lastMessage),
+  };
+
+  readonly labels: LabelsModule = {
+    addChatLabel: (jid, labelId) => this.live().labels.addChatLabel(jid, labelId),
+    removeChatLabel: (jid, labelId) => this.live().labels.removeChatLabel(jid, labelId),
   };
 }

@@ -43,6 +43,8 @@ export interface WaSocket {
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
   chatModify(mod: ChatModification, jid: string): Promise<void>;
+  addChatLabel(jid: string, labelId: string): Promise<void>;
+  removeChatLabel(jid: string, labelId: string): Promise<void>;
   updateProfilePicture(jid: string, content: WAMediaUpload): Promise<void>;
   removeProfilePicture(jid: string): Promise<void>;
   updateBlockStatus(jid: string, action: 'block' | 'unblock'): Promise<void>;

@@ -336,6 +336,40 @@ const sandboxBlocks: Migration = {
 };
 
 /**
+ * Labels (`label/*`): each instance's labels as its messenger reports them, the sandbox messenger's own labels, and the
+ * Cloud API message templates created through the API (`template/create`).
+ */
+const labelsAndTemplates: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const table of ['labels', 'sandbox_labels']) {
+      await db.schema
+        .createTable(table)
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('label_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('color', 'integer', (c) => c.notNull())
+        .addColumn('predefined_id', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${table}_pk`, ['instance_id', 'label_id'])
+        .execute();
+    }
+    await db.schema
+      .createTable('templates')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('template_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('template', 'text', (c) => c.notNull())
+      .addColumn('webhook_url', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('templates_instance').on('templates').columns(['instance_id', 'created_at']).execute();
+  },
+};
+
+/**
  * The nodes of a fleet (`nodes`: one row per incarnation, with its heartbeat) and who holds each claimed webhook
  * delivery (`deliveries.claimed_by`, an incarnation): the claims of a dead node are taken over as soon as it is dead.
  */
@@ -371,6 +405,7 @@ class ListProvider implements MigrationProvider {
       '0010_pacing': pacing,
       '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,
+      '0016_labels': labelsAndTemplates,
       '0019_nodes': nodes,
     };
   }
@@ -383,6 +418,9 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: st
   const migrator = new Migrator({
     db,
     provider: new ListProvider(dialect),
+    // Features are built side by side, each with its own numbered migration: one numbered below a migration a store
+    // already has (merged later) is applied all the same. Every migration stands alone (no one needs another's order).
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

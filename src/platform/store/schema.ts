@@ -207,6 +207,32 @@ interface ContactsTable {
   updated_at: number;
 }
 
+/** A label of an instance's account, as its messenger reported it (`label/findLabels`); `sandbox_labels` alike. */
+interface LabelsTable {
+  instance_id: string;
+  /** The messenger's id of the label. */
+  label_id: string;
+  name: string;
+  /** WhatsApp's palette index. */
+  color: number;
+  predefined_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Cloud API message template created through the API: Meta's id and answer, and where status changes go. */
+interface TemplatesTable {
+  id: string;
+  instance_id: string;
+  template_id: string;
+  name: string;
+  /** Meta's answer to the creation (`{id, status, category}`), JSON. */
+  template: string;
+  webhook_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -224,4 +250,7 @@ export interface Database {
   chats: ChatsTable;
   contacts: ContactsTable;
   sandbox_blocks: SandboxBlocksTable;
+  labels: LabelsTable;
+  sandbox_labels: LabelsTable;
+  templates: TemplatesTable;
 }

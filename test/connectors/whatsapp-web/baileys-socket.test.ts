@@ -14,7 +14,8 @@ import { openStore, type Store } from '../../../src/platform/store/db.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { inUnit } from '../../../src/platform/store/unit.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
-import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
+import { ProviderError, TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
+import { statusOf } from '../../../src/platform/http/error-envelope.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
 import { buttonsContent, imageHeader } from '../../../src/messages/buttons.js';
@@ -150,6 +151,14 @@ class FakeSocket implements WaSocket {
   }
   async chatModify(mod: unknown, jid: string) {
     this.record('chatModify', mod, jid);
+  }
+  labelError: unknown;
+  async addChatLabel(jid: string, labelId: string) {
+    this.record('addChatLabel', jid, labelId);
+    if (this.labelError) throw this.labelError;
+  }
+  async removeChatLabel(jid: string, labelId: string) {
+    this.record('removeChatLabel', jid, labelId);
   }
   async updateProfilePicture(jid: string, content: unknown) {
     this.record('updateProfilePicture', jid, content);
@@ -487,6 +496,14 @@ describe('history, updates, receipts, edits and deletions', () => {
     expect(synced.map((m) => m.keyId)).toEqual(['3EB0C431C26A1916E07A']);
     const set = await w.store.db.selectFrom('outbox').select(['body']).where('event', '=', 'MESSAGES_SET').executeTakeFirst();
     expect(JSON.parse(set!.body).data).toHaveLength(1);
+    // The synced message's chat and sender are kept for the find routes: old news (nothing unread), and announced by
+    // CHATS_SET and CONTACTS_UPSERT above, not once more.
+    const chats = await w.store.db.selectFrom('chats').select(['remote_jid', 'unread_messages']).where('instance_id', '=', w.instance.id).execute();
+    expect(chats).toEqual([{ remote_jid: synced[0].remoteJid, unread_messages: 0 }]);
+    const contacts = await w.store.db.selectFrom('contacts').select(['remote_jid']).where('instance_id', '=', w.instance.id).execute();
+    expect(contacts).toEqual([{ remote_jid: synced[0].remoteJid }]);
+    const announced = await w.store.db.selectFrom('outbox').select('event').where('event', 'in', ['CHATS_UPSERT', 'CONTACTS_UPSERT']).execute();
+    expect(announced.map((row) => row.event)).toEqual(['CONTACTS_UPSERT']);
 
     // The mapping from the sync is used afterwards.
     w.socket().emit('presence.update', { id: '555000111222333@lid', presences: { '555000111222333@lid': { lastKnownPresence: 'composing' } } });
@@ -723,13 +740,56 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
     expect(w.socket().relayed).toHaveLength(1);
   });
 
-  it('labels: LABELS_EDIT with the label and instance, LABELS_ASSOCIATION {instance, type, chatId, labelId}', async () => {
+  it('labels: labels.edit stores the label and announces it once; labels.association stores the chat label', async () => {
     const w = await connected();
-    w.socket().emit('labels.edit', { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' });
+    const outbox = async (event: string) =>
+      (await w.store.db.selectFrom('outbox').select('body').where('event', '=', event).orderBy('seq').execute()).map((row) => JSON.parse(row.body).data);
+    const paid = { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' };
+    w.socket().emit('labels.edit', paid);
+    // The initial app-state sync reports it again: nothing changed, nothing announced.
+    w.socket().emit('labels.edit', paid);
+    w.socket().emit('labels.edit', { id: '6', name: 'VIP', color: 7, deleted: false });
     w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_message' as never, chatId: PN, messageId: '3EB0MSG', labelId: '6' } });
     await w.settle();
-    expect(w.host.events('LABELS_EDIT')).toEqual([{ id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' }]);
-    expect(w.host.events('LABELS_ASSOCIATION')).toEqual([{ instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' }]);
+    expect(await w.services.labels.find(w.instance)).toEqual([
+      { color: '3', name: 'Paid', id: '5', predefinedId: '2' },
+      { color: '7', name: 'VIP', id: '6', predefinedId: null },
+    ]);
+    expect(await outbox('LABELS_EDIT')).toEqual([
+      { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' },
+      { id: '6', name: 'VIP', color: 7, deleted: false, instance: 'wa-fake' },
+    ]);
+    // A chat label is kept on the chat and announced once; a message's label is announced with its message id only.
+    expect(await outbox('LABELS_ASSOCIATION')).toEqual([
+      { instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' },
+      { instance: 'wa-fake', type: 'add', chatId: PN, labelId: '6', messageId: '3EB0MSG' },
+    ]);
+    const chat = await w.store.db.selectFrom('chats').select('labels').where('remote_jid', '=', PN).executeTakeFirstOrThrow();
+    expect(JSON.parse(chat.labels)).toEqual(['5']);
+
+    // Deleting a label forgets it and takes it off its chats.
+    w.socket().emit('labels.edit', { ...paid, deleted: true });
+    await w.settle();
+    expect((await w.services.labels.find(w.instance)).map((label) => label.id)).toEqual(['6']);
+    expect((await outbox('LABELS_EDIT')).at(-1)).toEqual({ ...paid, deleted: true, instance: 'wa-fake' });
+    const after = await w.store.db.selectFrom('chats').select('labels').where('remote_jid', '=', PN).executeTakeFirstOrThrow();
+    expect(JSON.parse(after.labels)).toEqual([]);
+  });
+
+  it('labels: adding and removing a chat label are addChatLabel / removeChatLabel on the socket', async () => {
+    const w = await connected();
+    await w.connector.labels!.addChatLabel(PN, '5');
+    await w.connector.labels!.removeChatLabel(GROUP, '6');
+    expect(w.socket().of('addChatLabel')).toEqual([[PN, '5']]);
+    expect(w.socket().of('removeChatLabel')).toEqual([[GROUP, '6']]);
+    // WhatsApp's refusal (here a closed connection) is a 400 with its words, never a 500.
+    w.socket().labelError = boom('Connection Closed', 428);
+    const refused = await w.connector.labels!.addChatLabel(PN, '5').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderError);
+    expect((refused as ProviderError).messages).toEqual(['Unable to add label to chat', 'Connection Closed']);
+    expect(statusOf(refused as ProviderError)).toBe(400);
   });
 });
 
