@@ -106,7 +106,9 @@ export interface EvolutionContact {
 export interface EvolutionLabel {
   labelId: string | null;
   name: string;
+  /** WhatsApp's palette index, as text. */
   color: string;
+  predefinedId: string | null;
 }
 
 export interface EvolutionHistory {

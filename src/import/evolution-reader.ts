@@ -180,8 +180,8 @@ export class EvolutionReader {
     const contacts = (await rowsOf('Contact', '"remoteJid", "pushName", "profilePicUrl"', '"id"')).map(
       (row): EvolutionContact => ({ remoteJid: String(row.remoteJid), pushName: text(row.pushName), profilePicUrl: text(row.profilePicUrl) }),
     );
-    const labels = (await rowsOf('Label', '"labelId", "name", "color"', '"id"')).map(
-      (row): EvolutionLabel => ({ labelId: text(row.labelId), name: text(row.name) ?? '', color: text(row.color) ?? '' }),
+    const labels = (await rowsOf('Label', '*', '"createdAt", "id"')).map(
+      (row): EvolutionLabel => ({ labelId: text(row.labelId), name: text(row.name) ?? '', color: text(row.color) ?? '', predefinedId: text(row.predefinedId) }),
     );
     return { messages, chats, contacts, labels };
   }

@@ -12,6 +12,8 @@ export interface HistoryRows {
   statuses: Insertable<Database['message_status']>[];
   chats: Insertable<Database['chats']>[];
   contacts: Insertable<Database['contacts']>[];
+  /** The account's labels (`label/findLabels`); chats keep their label ids. */
+  labels: Insertable<Database['labels']>[];
   /** What was left out and why (rows without a key, labels…). */
   notCarried: string[];
 }
@@ -115,9 +117,6 @@ export function historyRows(instanceId: string, history: EvolutionHistory): Hist
       updated_at: now,
     });
   }
-  // TODO(label storage): Switchboard keeps no labels of its own yet (being added on another branch); chats keep their
-  // label ids above, and once labels are stored, carry `history.labels` (labelId, name, color) over here.
-  if (history.labels.length > 0) notCarried.push(`${history.labels.length} labels (names and colours): not carried over yet (chats keep their label ids)`);
   const statusRows = [...messages.values()].map((row) => ({
     message_id: row.id,
     instance_id: instanceId,
@@ -125,5 +124,33 @@ export function historyRows(instanceId: string, history: EvolutionHistory): Hist
     detail: null,
     at: Number(row.message_timestamp) * 1000,
   }));
-  return { messages: [...messages.values()], statuses: statusRows, chats: [...chats.values()], contacts: [...contacts.values()], notCarried };
+  const labels = new Map<string, Insertable<Database['labels']>>();
+  const unusable: string[] = [];
+  for (const label of history.labels) {
+    // Evolution keeps WhatsApp's palette index as text (`${label.color}`).
+    const color = Number(label.color);
+    if (!label.labelId || label.color.trim() === '' || !Number.isInteger(color)) {
+      unusable.push(`"${label.name}"`);
+      continue;
+    }
+    labels.set(label.labelId, {
+      instance_id: instanceId,
+      label_id: label.labelId,
+      name: label.name,
+      color,
+      predefined_id: label.predefinedId,
+      // A millisecond apart: findLabels lists them in Evolution's order.
+      created_at: now + labels.size,
+      updated_at: now,
+    });
+  }
+  if (unusable.length > 0) notCarried.push(`labels without an id or a palette colour: ${unusable.join(', ')}`);
+  return {
+    messages: [...messages.values()],
+    statuses: statusRows,
+    chats: [...chats.values()],
+    contacts: [...contacts.values()],
+    labels: [...labels.values()],
+    notCarried,
+  };
 }

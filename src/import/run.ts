@@ -97,7 +97,9 @@ async function importOne(
       plan.integration,
       session?.linked ? `session with ${session.keys.length} signal keys (from ${session.where})` : session ? session.why : undefined,
       plan.carried.length > 0 ? plan.carried.join(', ') : undefined,
-      history ? `${history.messages.length} messages, ${history.chats.length} chats, ${history.contacts.length} contacts` : undefined,
+      history
+        ? `${history.messages.length} messages, ${history.chats.length} chats, ${history.contacts.length} contacts, ${history.labels.length} labels`
+        : undefined,
       existing ? 'replacing the instance of this name' : undefined,
     ].filter((d): d is string => d !== undefined);
     const ignored =

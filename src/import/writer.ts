@@ -25,7 +25,7 @@ export interface ImportStore {
 /** History rows per insert statement (well under SQLite's and PostgreSQL's parameter limits). */
 const rowsPerInsert = 200;
 
-async function insertChunks<T extends 'messages' | 'message_status' | 'chats' | 'contacts'>(
+async function insertChunks<T extends 'messages' | 'message_status' | 'chats' | 'contacts' | 'labels'>(
   unit: Unit,
   table: T,
   rows: Insertable<Database[T]>[],
@@ -75,6 +75,7 @@ export async function writeInstance(
       await insertChunks(unit, 'message_status', history.statuses);
       await insertChunks(unit, 'chats', history.chats);
       await insertChunks(unit, 'contacts', history.contacts);
+      await insertChunks(unit, 'labels', history.labels);
     }
   });
   // The replaced instance is forgotten after the commit, and with it the entries it shared with the new one (its name,

@@ -140,7 +140,35 @@ async function fill(evo: EvolutionDeployment, tag: string): Promise<Fixture> {
   }
   await evo.insert('Chat', { id: rowId(), instanceId: folderRow.id, remoteJid: chat, name: 'Carla', labels: ['3'], unreadMessages: 2, updatedAt: new Date() });
   await evo.insert('Contact', { id: rowId(), instanceId: folderRow.id, remoteJid: chat, pushName: 'Carla', profilePicUrl: null, updatedAt: new Date() });
-  await evo.insert('Label', { id: rowId(), instanceId: folderRow.id, labelId: '3', name: 'VIP', color: '#dfaef0', updatedAt: new Date() });
+  // Evolution keeps WhatsApp's palette index as text; a colour that is no index cannot be a label here.
+  await evo.insert('Label', {
+    id: rowId(),
+    instanceId: folderRow.id,
+    labelId: '3',
+    name: 'VIP',
+    color: '5',
+    createdAt: new Date(1_000),
+    updatedAt: new Date(),
+  });
+  await evo.insert('Label', {
+    id: rowId(),
+    instanceId: folderRow.id,
+    labelId: '1',
+    name: 'New customer',
+    color: '0',
+    predefinedId: '1',
+    createdAt: new Date(2_000),
+    updatedAt: new Date(),
+  });
+  await evo.insert('Label', {
+    id: rowId(),
+    instanceId: folderRow.id,
+    labelId: '9',
+    name: 'Pink',
+    color: '#ffc0cb',
+    createdAt: new Date(3_000),
+    updatedAt: new Date(),
+  });
 
   // CACHE_REDIS_SAVE_INSTANCES=true: the creds are in the Redis hash too, and there is no Session row.
   const redisRow = instanceRow(`redis-shop-${tag}`, { ownerJid: '5511999990002@s.whatsapp.net' });
@@ -283,7 +311,15 @@ for (const source of sources) {
             folderLines.findIndex((l, i) => i > 0 && l.startsWith('[')),
           )
           .join('\n');
-        for (const what of ['Chatwoot', 'Typebot (1)', 'SQS events', 'wavoip', 'proxy http://10.1.2.3:3128', 'CHAMA_AI_ACTION', '1 labels'])
+        for (const what of [
+          'Chatwoot',
+          'Typebot (1)',
+          'SQS events',
+          'wavoip',
+          'proxy http://10.1.2.3:3128',
+          'CHAMA_AI_ACTION',
+          'labels without an id or a palette colour: "Pink"',
+        ])
           expect(notCarried).toContain(what);
         expect(notCarried).not.toContain('proxy-secret');
         expect(lines.join('\n')).toMatch(/WHATSAPP-BUSINESS instances whose instance key is their Meta access token[^\n]*cloud-/);
@@ -386,7 +422,7 @@ for (const source of sources) {
         expect(await services.connectorHost.loadSession(unlinked!.id)).toBeNull();
       });
 
-      it('with --with-history, the find routes answer the messages, chats and contacts Evolution kept', async () => {
+      it('with --with-history, the find routes answer the messages, chats, contacts and labels Evolution kept', async () => {
         const t = await appOnStore(store, keys);
         try {
           const messages = await t.api('POST', `chat/findMessages/${fx.folder.name}`, { body: {} });
@@ -409,6 +445,11 @@ for (const source of sources) {
           });
           const chat = await t.api('GET', `chat/findChatByRemoteJid/${fx.folder.name}?remoteJid=5511988887777@s.whatsapp.net`);
           expect(chat.body).toMatchObject({ name: 'Carla', labels: ['3'], unreadMessages: 2 });
+          const labels = await t.api('GET', `label/findLabels/${fx.folder.name}`);
+          expect(labels.body).toEqual([
+            { id: '3', name: 'VIP', color: '5', predefinedId: null },
+            { id: '1', name: 'New customer', color: '0', predefinedId: '1' },
+          ]);
           const contacts = await t.api('POST', `chat/findContacts/${fx.folder.name}`, { body: {} });
           expect(contacts.body).toEqual([expect.objectContaining({ remoteJid: '5511988887777@s.whatsapp.net', pushName: 'Carla' })]);
         } finally {
