@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import { openStore } from '../platform/store/db.js';
+import { openStore, type Store } from '../platform/store/db.js';
 import { StartupError } from '../platform/startup-error.js';
 import { resolveSecretsKey } from '../platform/util/data-dir.js';
 import { parseImportOptions, usage, wantsHelp } from './options.js';
 import { ImportProblem, reasonOf } from './problem.js';
-import { importEvolution } from './run.js';
+import { importEvolution, openEvolutionSources } from './run.js';
 import { sameDatabase } from './same-database.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -41,11 +41,20 @@ async function main(argv: readonly string[]): Promise<number> {
       "Switchboard's store (DATABASE_CONNECTION_URI) is Evolution's own database and schema: give Switchboard a database of its own, or add ?schema=switchboard",
     );
   }
+  // Evolution first: a database or Redis out of reach stops the import before Switchboard's store is touched.
+  const sources = await openEvolutionSources(options);
   // Log lines (warnings and worse) go to standard error, apart from the report.
   const logger = createLogger('warn', process.stderr);
-  // Loaded only now: the whole service (connectors, media) is not needed for the usage text or a bad command line.
-  const { createServices } = await import('../services.js');
-  const store = await openStore(config.databaseUri);
+  let store: Store;
+  let createServices: typeof import('../services.js').createServices;
+  try {
+    // Loaded only now: the whole service (connectors, media) is not needed for the usage text or a bad command line.
+    ({ createServices } = await import('../services.js'));
+    store = await openStore(config.databaseUri);
+  } catch (error) {
+    await sources.close();
+    throw error;
+  }
   try {
     const globalApiKey = knownGlobalKey(config);
     const services = createServices({ config, logger, store, globalApiKey, secretsKey: secretsKeyOf(config, options.dryRun) });
@@ -63,6 +72,7 @@ async function main(argv: readonly string[]): Promise<number> {
         globalApiKey,
       },
       print,
+      sources,
     );
     return summary.outcomes.some((outcome) => outcome.result === 'failed') ? 1 : 0;
   } finally {

@@ -3,6 +3,7 @@
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import type { SinkCreation } from '../core/event-sink.js';
 import type { Instance } from '../core/instance.js';
+import type { EvolutionDatabase } from './evolution-database.js';
 import { openEvolutionDatabase } from './open-evolution-database.js';
 import type { EvolutionInstance } from './evolution-model.js';
 import { EvolutionReader } from './evolution-reader.js';
@@ -37,15 +38,49 @@ export interface ImportDeps extends ImportStore {
   globalApiKey: string;
 }
 
-/** Runs the import, printing as it goes; answers the summary (the caller exits non-zero when any failed). */
-export async function importEvolution(options: ImportOptions, deps: ImportDeps, print: (line: string) => void): Promise<ImportSummary> {
+/** Evolution, opened for reading: its database (one read-only transaction) and, when given, its Redis. */
+export interface EvolutionSources {
+  db: EvolutionDatabase;
+  redis?: RedisKeys;
+  close(): Promise<void>;
+}
+
+/** Opens what the options point at; a database or Redis that cannot be reached throws a line saying so. */
+export async function openEvolutionSources(options: ImportOptions): Promise<EvolutionSources> {
   const db = await openEvolutionDatabase(options.from);
   let redis: RedisKeys | undefined;
   try {
+    redis = options.redis ? await RedisKeys.open(options.redis, options.redisPrefix) : undefined;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return {
+    db,
+    redis,
+    async close() {
+      await redis?.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Runs the import, printing as it goes; answers the summary (the caller exits non-zero when any failed). Opens
+ * Evolution itself unless `opened` is given, and closes it either way.
+ */
+export async function importEvolution(
+  options: ImportOptions,
+  deps: ImportDeps,
+  print: (line: string) => void,
+  opened?: EvolutionSources,
+): Promise<ImportSummary> {
+  const sources = opened ?? (await openEvolutionSources(options));
+  const { db } = sources;
+  try {
     const reader = new EvolutionReader(db);
     const instances = await reader.instances(options.only);
-    redis = options.redis ? await RedisKeys.open(options.redis, options.redisPrefix) : undefined;
-    const places: KeyPlaces = { instancesDir: options.instancesDir, redis };
+    const places: KeyPlaces = { instancesDir: options.instancesDir, redis: sources.redis };
     const outcomes: Outcome[] = [];
     const missing = (options.only ?? []).filter((name) => !instances.some((i) => i.row.name === name));
     const total = instances.length + missing.length;
@@ -66,8 +101,7 @@ export async function importEvolution(options: ImportOptions, deps: ImportDeps, 
     for (const line of summaryLines(summary)) print(line);
     return summary;
   } finally {
-    await redis?.close();
-    await db.close();
+    await sources.close();
   }
 }
 

@@ -2,7 +2,7 @@
 // lines, its exit codes (0 all done, 1 an instance failed, 2 it could not run), --only, --dry-run and --replace.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,13 +72,25 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
     await storeKinds[1].drop();
   });
 
-  it('--help prints the usage; a missing --from exits 2 naming it', async () => {
+  it('--help prints the usage; a missing --from, or an Evolution out of reach, exits 2 with a line and touches no store', async () => {
     const help = await runCommand(['--help'], {});
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--instances-dir PATH');
     const missing = await runCommand([], {});
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('import:evolution: --from is required');
+    // Evolution out of reach: said in one line, before Switchboard's store is touched.
+    const dir = mkdtempSync(join(tmpdir(), 'sb-import-'));
+    dataDirs.push(dir);
+    const unreachable = await runCommand(['--from', 'postgresql://postgres@127.0.0.1:5432/no_such_evolution_db'], {
+      DATABASE_CONNECTION_URI: `file:${join(dir, 'switchboard.db')}`,
+      DATA_DIR: dir,
+    });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toMatch(
+      /^import:evolution: cannot connect to Evolution's PostgreSQL at postgresql:\/\/127\.0\.0\.1:5432\/no_such_evolution_db: /,
+    );
+    expect(existsSync(join(dir, 'switchboard.db'))).toBe(false);
   }, 240_000);
 
   it("refuses to write into Evolution's own database (its env file used as it is)", async () => {
