@@ -49,6 +49,7 @@ import { MessageChanges } from './messages/message-changes.js';
 import { SentMessageChanges } from './messages/sent-message-changes.js';
 import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
+import { GroupOperations } from './groups/service.js';
 import { LabelBook } from './history/label-book.js';
 import { LabelOperations } from './history/labels.js';
 import { removeTemplatesOf, TemplateOperations } from './messages/templates.js';
@@ -93,6 +94,8 @@ export interface Services {
   blocks: BlockOperations;
   /** Media messages' bytes through the connector that has them. */
   mediaDownloads: MediaDownloads;
+  /** Groups: creating and administering them, invites, participants, settings. */
+  groups: GroupOperations;
   /** Labels and chats' labels. */
   labels: LabelOperations;
   /** Meta message templates (WHATSAPP-BUSINESS). */
@@ -280,6 +283,12 @@ export function createServices({
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
+  const groups = new GroupOperations({
+    connectorOf,
+    kinds,
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    sendText: (instance, number, text) => outgoing.text(instance, { number, text }, { route: 'group/sendInvite', body: { number, text } }),
+  });
   const labels = new LabelOperations({ db: store.db, book: labelBook, kinds, connectorOf });
   const templates = new TemplateOperations({ db: store.db, kinds, connectorOf });
 
@@ -309,6 +318,7 @@ export function createServices({
     messageChanges,
     blocks,
     mediaDownloads,
+    groups,
     labels,
     templates,
     webhooks,

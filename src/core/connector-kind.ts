@@ -31,6 +31,7 @@ export type Operation =
   | 'blocking'
   | 'mediaDownload'
   | 'chats'
+  | 'groups'
   | 'labels'
   | 'templates';
 
@@ -58,6 +59,8 @@ export interface KindCapabilities {
   blocking?: boolean;
   /** Downloading the bytes of media messages (absent: no). */
   mediaDownload?: boolean;
+  /** Groups: creating, administering, joining and leaving them (absent: no). */
+  groups?: boolean;
   /** Labelling chats (`label/findLabels`, `label/handleLabel`; absent: no). */
   labels?: boolean;
   /** Meta message templates: creating, listing and sending them (`template/*`, `sendTemplate`; absent: no). */

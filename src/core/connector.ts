@@ -77,10 +77,10 @@ export interface MessagingModule {
   /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
   uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
   /**
-   * Throws when the connector could never send this message (a recipient or content its provider refuses), so the
-   * send is refused before it is stored, queued or announced.
+   * Throws when the connector could never send this message (a recipient or content its provider refuses, a group
+   * that does not let this account write), so the send is refused before it is stored, queued or announced.
    */
-  check?(message: { remoteJid: string; content: Record<string, unknown> }): void;
+  check?(message: { remoteJid: string; content: Record<string, unknown> }): void | Promise<void>;
   /**
    * True when a send's outcome is known at once (an HTTP provider): the API then waits for the first attempt and
    * answers its error instead of 201.
@@ -220,6 +220,85 @@ export interface ChatsModule {
   markUnread(jid: string, lastMessage: ChatLastMessage | null): Promise<void>;
 }
 
+/** A member of a group as WhatsApp lists it: its address, its other address when known, and its rank. */
+export interface GroupParticipant {
+  id: string;
+  /** The phone address, when `id` is an @lid one. */
+  phoneNumber?: string;
+  /** The @lid address, when `id` is a phone one. */
+  lid?: string;
+  admin: 'admin' | 'superadmin' | null;
+}
+
+/** A group as WhatsApp describes it (Baileys' `GroupMetadata`); times in seconds. */
+export interface GroupMetadata {
+  id: string;
+  subject: string;
+  subjectOwner?: string;
+  subjectTime?: number;
+  /** The number of participants. */
+  size: number;
+  creation?: number;
+  owner?: string;
+  desc?: string;
+  descId?: string;
+  descOwner?: string;
+  descTime?: number;
+  /** Only admins edit the group's info (`locked`). */
+  restrict: boolean;
+  /** Only admins send messages (`announcement`). */
+  announce: boolean;
+  isCommunity: boolean;
+  isCommunityAnnounce: boolean;
+  linkedParent?: string;
+  joinApprovalMode?: boolean;
+  memberAddMode?: boolean;
+  addressingMode?: 'pn' | 'lid';
+  participants: GroupParticipant[];
+  /** The disappearing-messages timer, seconds (absent or 0: off). */
+  ephemeralDuration?: number;
+}
+
+export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote';
+export type GroupSetting = 'announcement' | 'not_announcement' | 'locked' | 'unlocked';
+
+/** The outcome for one participant of a participants change: WhatsApp's status code ("200", "403", "409"…). */
+export interface ParticipantResult {
+  status: string;
+  jid: string;
+  content?: Record<string, unknown>;
+}
+
+/**
+ * Groups the account creates, belongs to and administers. Unknown groups and invite codes throw `not_found`; what
+ * WhatsApp refuses (not an admin, not a member) throws `invalid_input` with WhatsApp's refusal.
+ */
+export interface GroupsModule {
+  /** Creates a group with the account as its owner and `participants` (addresses) as members. */
+  create(subject: string, participants: string[]): Promise<GroupMetadata>;
+  metadata(groupJid: string): Promise<GroupMetadata>;
+  /** Every group the account takes part in. */
+  participating(): Promise<GroupMetadata[]>;
+  /** The group's picture URL, null when it has none or it cannot be seen. */
+  pictureUrl(groupJid: string): Promise<string | null>;
+  updateSubject(groupJid: string, subject: string): Promise<void>;
+  updateDescription(groupJid: string, description: string): Promise<void>;
+  /** Sets the group's picture (a square JPEG). */
+  updatePicture(groupJid: string, jpeg: Buffer): Promise<void>;
+  inviteCode(groupJid: string): Promise<string>;
+  /** Replaces the invite code (the old link stops working); answers the new one. */
+  revokeInvite(groupJid: string): Promise<string>;
+  /** The group an invite code leads to, without joining it. */
+  inviteInfo(code: string): Promise<GroupMetadata>;
+  /** Joins the group of the invite code; answers the group's address. */
+  acceptInvite(code: string): Promise<string>;
+  updateParticipants(groupJid: string, participants: string[], action: ParticipantAction): Promise<ParticipantResult[]>;
+  updateSetting(groupJid: string, setting: GroupSetting): Promise<void>;
+  /** Sets the disappearing-messages timer in seconds (0: off). */
+  toggleEphemeral(groupJid: string, expiration: number): Promise<void>;
+  leave(groupJid: string): Promise<void>;
+}
+
 /** A label of the account (WhatsApp Business): its id on the messenger, name, colour (a palette index) and state. */
 export interface Label {
   id: string;
@@ -293,6 +372,7 @@ export interface Connector {
   readonly chats?: ChatsModule;
   readonly blocking?: BlockingModule;
   readonly media?: MediaModule;
+  readonly groups?: GroupsModule;
   readonly labels?: LabelsModule;
   readonly templates?: TemplatesModule;
 }

@@ -27,6 +27,7 @@ import {
   type ContextInput,
 } from './compose.js';
 import { ptvContent, voiceNoteContent } from './compose-voice.js';
+import { asParticipant, mentionsOf, setMentions } from './group-mentions.js';
 import { recipientJid, statusBroadcastJid, statusViewerJid } from './jid.js';
 import { findMessageByKey } from './records.js';
 import type { BuiltMessage, SendService } from './send-service.js';
@@ -256,9 +257,9 @@ export class OutgoingMessages {
         awaitFirstAttempt: awaitsFirstAttempt(connector, common.delay),
       },
       async () => {
-        const built = await build();
+        const built = await inGroup(instance, connector, await build(), common);
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
-        connector.messaging.check?.(built);
+        await connector.messaging.check?.(built);
         const alternate = connector.contacts?.alternateAddress?.(built.remoteJid);
         return alternate ? { ...built, remoteJidAlt: alternate } : built;
       },
@@ -293,6 +294,35 @@ export class OutgoingMessages {
       field,
     });
   }
+}
+
+/**
+ * A message to a group carries its sender as `participant` (filled in when it leaves, if the instance is not linked
+ * yet), and its mentions as the group knows its participants: everyone for `mentionsEveryOne`, the people of
+ * `mentioned` by the address the group lists them under. Without the group's participants at hand (not linked), the
+ * connector resolves `mentionsEveryOne` when the message leaves.
+ */
+async function inGroup(instance: Instance, connector: Connector, built: BuiltMessage, common: Partial<Common>): Promise<BuiltMessage> {
+  if (!built.remoteJid.endsWith('@g.us')) return built;
+  const message = { ...built, participant: built.participant ?? instance.ownerJid ?? '' };
+  const wantsMentions = common.mentionsEveryOne === true || (common.mentioned?.length ?? 0) > 0;
+  if (!wantsMentions || !connector.groups || connector.state() !== 'open') return message;
+  const metadata = await connector.groups.metadata(built.remoteJid).catch(() => null);
+  if (!metadata) return message;
+  if (common.mentionsEveryOne) {
+    setMentions(
+      message.content,
+      metadata.participants.map((p) => p.id),
+    );
+  } else {
+    const named = mentionsOf(message.content);
+    if (named)
+      setMentions(
+        message.content,
+        named.map((jid) => asParticipant(jid, metadata.participants)),
+      );
+  }
+  return message;
 }
 
 /**

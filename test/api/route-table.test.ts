@@ -25,8 +25,14 @@ function documentedRoutes(): Row[] {
 const rootPaths = new Set(['/metrics', '/manager', '/verify-creds']);
 const servedAt = (path: string) => (rootPaths.has(path) ? path : `/messenger${path}`).replace('{instance}', ':instance');
 
-/** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, the API document). */
-const ownRoutes = [/^\/messenger\/cluster$/, /^\/messenger\/sandbox\//, /^\/messenger\/webhook\/(deliveries|redeliver)\//, /^\/messenger\/docs/];
+/** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, docs/manager.md, the API document). */
+const ownRoutes = [
+  /^\/messenger\/cluster$/,
+  /^\/messenger\/sandbox\//,
+  /^\/messenger\/webhook\/(deliveries|redeliver)\//,
+  /^\/messenger\/docs/,
+  /^\/messenger\/instance\/activity$/,
+];
 
 describe('the table of every route in docs/compatibility.md', () => {
   const rows = documentedRoutes();

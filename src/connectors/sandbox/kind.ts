@@ -48,6 +48,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
       blocking: true,
       mediaDownload: true,
       chats: true,
+      groups: true,
       labels: true,
     },
     alwaysOn: false,

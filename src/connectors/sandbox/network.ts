@@ -20,6 +20,8 @@ import { readSession, sessionData, type SandboxSession } from './session.js';
 import { SandboxBlocks } from './blocks.js';
 import { SandboxLabels, type LabelEdit } from './labels.js';
 import { downloadSandboxMedia } from './media-download.js';
+import { SandboxGroupStore } from './group-store.js';
+import { SandboxGroups } from './groups.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -67,7 +69,17 @@ export class SandboxNetwork {
     this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
     this.blocks = new SandboxBlocks(deps.db);
     this.labels = new SandboxLabels(deps.db);
-    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, linked: (id) => this.live.get(id)?.linked() ?? null });
+    const linked = (id: string) => this.live.get(id)?.linked() ?? null;
+    const groups = new SandboxGroups({
+      store: new SandboxGroupStore(deps.db),
+      host,
+      lookup,
+      linked,
+      pictures: this.pictures,
+      phoneOfLid: (lid) => this.router.alternateAddress(lid),
+      logger,
+    });
+    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, groups, linked });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
     }
@@ -93,6 +105,7 @@ export class SandboxNetwork {
       updateBlockStatus: (blockerId, jid, action) => this.updateBlockStatus(blockerId, jid, action),
       labels: this.labels,
       downloadMedia: (node, mediaType, maxBytes) => downloadSandboxMedia((fileName) => this.media.read(fileName), node, mediaType, maxBytes),
+      groups,
     };
   }
 

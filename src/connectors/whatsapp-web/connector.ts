@@ -12,6 +12,7 @@ import {
   type PrivacyModule,
   type ProfileModule,
   type ChatsModule,
+  type GroupsModule,
   type LabelsModule,
   type QrState,
 } from '../../core/connector.js';
@@ -31,6 +32,7 @@ import { downloadMedia, editMessage, revokeMessage, updateBlockStatus } from './
 import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
 import { chatsModule } from './chats.js';
+import { GroupMetadataCache, groupsModule } from './groups.js';
 import { labelsModule } from './labels.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
@@ -74,6 +76,8 @@ export class WhatsAppWebConnector implements Connector {
   /** Who sent recent group messages (key id → participant), so markRead can address their receipts. */
   private readonly senders = new BoundedMap<string, string>(5_000);
   private readonly addresses: AddressBook;
+  /** Group metadata as last fetched or reported, dropped on the group's events (Baileys reads it for group sends). */
+  private readonly groupCache = new GroupMetadataCache();
   private readonly watchdog: IdleWatchdog;
   private readonly log: Logger;
   private readonly baileysLog: Logger;
@@ -156,7 +160,11 @@ export class WhatsAppWebConnector implements Connector {
 
   readonly messaging: MessagingModule = {
     send: async (message) => {
-      await relayOutbound(this.liveSocket(), message, { loadMedia: (blobId) => this.host.loadMedia(blobId) });
+      const socket = this.liveSocket();
+      await relayOutbound(socket, message, {
+        loadMedia: (blobId) => this.host.loadMedia(blobId),
+        groupMetadata: (jid) => this.groupCache.fetch(socket, jid),
+      });
     },
 
     markRead: async (keys) => {
@@ -227,6 +235,7 @@ export class WhatsAppWebConnector implements Connector {
 
   readonly chats: ChatsModule = chatsModule(() => this.liveSocket());
 
+  readonly groups: GroupsModule = groupsModule(() => this.liveSocket(), this.groupCache);
   readonly labels: LabelsModule = labelsModule(() => this.liveSocket());
 
   // ---- lifecycle (always run inside the queue) ----
@@ -250,6 +259,7 @@ export class WhatsAppWebConnector implements Connector {
           version,
           settings: this.settings(),
           liveSettings: () => this.settings(),
+          cachedGroupMetadata: async (jid) => this.groupCache.get(jid),
           pairing: this.pairingNumber() !== null,
           overrides: this.deps.socketOverrides,
         }),
@@ -261,6 +271,9 @@ export class WhatsAppWebConnector implements Connector {
     }
     this.socket = socket;
     this.status = 'connecting';
+    // What changed while no socket listened is unknown: groups are fetched afresh.
+    this.groupCache.clear();
+    this.watchGroups(socket, generation);
     this.socketQrs = 0;
     this.pairingCode = null;
     this.lastHeard = null;
@@ -272,6 +285,20 @@ export class WhatsAppWebConnector implements Connector {
     );
     socket.ev.on('creds.update', () => this.schedule(generation, 'creds.update', true, () => auth.saveCreds()));
     bindInbound(socket, this.inboundContext(socket), (name, work) => this.schedule(generation, name, false, work));
+  }
+
+  /** Keeps the group cache true: a group's events drop its metadata; a new group's metadata is kept as reported. */
+  private watchGroups(socket: WaSocket, generation: number): void {
+    const live = () => generation === this.generation;
+    socket.ev.on('groups.upsert', (groups) => {
+      if (live()) for (const group of groups) this.groupCache.set(group);
+    });
+    socket.ev.on('groups.update', (updates) => {
+      if (live()) for (const update of updates) if (update.id) this.groupCache.drop(update.id);
+    });
+    socket.ev.on('group-participants.update', (event) => {
+      if (live()) this.groupCache.drop(event.id);
+    });
   }
 
   /**

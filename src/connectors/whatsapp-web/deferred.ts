@@ -5,6 +5,7 @@ import {
   type BlockingModule,
   type Connector,
   type ContactsModule,
+  type GroupsModule,
   type LabelsModule,
   type MediaModule,
   type MessagingModule,
@@ -24,6 +25,7 @@ export type WebConnector = Connector & {
   chats: ChatsModule;
   blocking: BlockingModule;
   media: MediaModule;
+  groups: GroupsModule;
   labels: LabelsModule;
 };
 
@@ -133,6 +135,25 @@ export class DeferredConnector implements Connector {
   readonly chats: ChatsModule = {
     archive: (jid, archive, lastMessage) => this.live().chats.archive(jid, archive, lastMessage),
     markUnread: (jid, lastMessage) => this.live().chats.markUnread(jid, lastMessage),
+  };
+
+  /** Before the socket exists, every group operation fails as transient (a 503: try again shortly). */
+  readonly groups: GroupsModule = {
+    create: async (subject, participants) => this.live().groups.create(subject, participants),
+    metadata: async (jid) => this.live().groups.metadata(jid),
+    participating: async () => this.live().groups.participating(),
+    pictureUrl: async (jid) => this.live().groups.pictureUrl(jid),
+    updateSubject: async (jid, subject) => this.live().groups.updateSubject(jid, subject),
+    updateDescription: async (jid, description) => this.live().groups.updateDescription(jid, description),
+    updatePicture: async (jid, jpeg) => this.live().groups.updatePicture(jid, jpeg),
+    inviteCode: async (jid) => this.live().groups.inviteCode(jid),
+    revokeInvite: async (jid) => this.live().groups.revokeInvite(jid),
+    inviteInfo: async (code) => this.live().groups.inviteInfo(code),
+    acceptInvite: async (code) => this.live().groups.acceptInvite(code),
+    updateParticipants: async (jid, participants, action) => this.live().groups.updateParticipants(jid, participants, action),
+    updateSetting: async (jid, setting) => this.live().groups.updateSetting(jid, setting),
+    toggleEphemeral: async (jid, expiration) => this.live().groups.toggleEphemeral(jid, expiration),
+    leave: async (jid) => this.live().groups.leave(jid),
   };
 
   readonly labels: LabelsModule = {

@@ -19,6 +19,7 @@ export function whatsAppWebKind(deps: KindDeps): ConnectorKind {
       blocking: true,
       mediaDownload: true,
       chats: true,
+      groups: true,
       labels: true,
     },
     alwaysOn: false,

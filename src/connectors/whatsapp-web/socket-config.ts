@@ -1,6 +1,6 @@
 // The options a Baileys socket is created with: Evolution's timings, the instance's settings, the configured address.
 import { release } from 'node:os';
-import { isJidBroadcast, type AuthenticationState, type UserFacingSocketConfig, type WAVersion } from 'baileys';
+import { isJidBroadcast, type AuthenticationState, type GroupMetadata, type UserFacingSocketConfig, type WAVersion } from 'baileys';
 import type { Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import type { WaWebSettings } from './options.js';
@@ -28,6 +28,8 @@ export interface SocketConfigInput {
   liveSettings(): Settings;
   /** Linking with a pairing code (the instance has a number). */
   pairing: boolean;
+  /** Group metadata the connector keeps, so group sends need no metadata query each time. */
+  cachedGroupMetadata?: (jid: string) => Promise<GroupMetadata | undefined>;
   overrides?: Partial<UserFacingSocketConfig>;
 }
 
@@ -48,6 +50,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     generateHighQualityLinkPreview: false,
     // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
     shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !input.liveSettings().readStatus,
+    ...(input.cachedGroupMetadata ? { cachedGroupMetadata: input.cachedGroupMetadata } : {}),
     ...input.overrides,
   };
 }

@@ -336,6 +336,42 @@ const sandboxBlocks: Migration = {
 };
 
 /**
+ * The sandbox's groups (one network for all sandbox instances): each group's info, settings and invite code, and its
+ * members by phone address with their rank (superadmin, admin, member).
+ */
+const sandboxGroups: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('sandbox_groups')
+      .addColumn('jid', 'text', (c) => c.primaryKey())
+      .addColumn('subject', 'text', (c) => c.notNull())
+      .addColumn('subject_owner', 'text', (c) => c.notNull())
+      .addColumn('subject_time', 'bigint', (c) => c.notNull())
+      .addColumn('description', 'text')
+      .addColumn('desc_id', 'text')
+      .addColumn('desc_owner', 'text')
+      .addColumn('desc_time', 'bigint')
+      .addColumn('picture_file', 'text')
+      .addColumn('owner_jid', 'text', (c) => c.notNull())
+      .addColumn('creation', 'bigint', (c) => c.notNull())
+      .addColumn('announce', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('locked', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('ephemeral', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('invite_code', 'text', (c) => c.notNull().unique())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('sandbox_group_members')
+      .addColumn('group_jid', 'text', (c) => c.notNull())
+      .addColumn('jid', 'text', (c) => c.notNull())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('added_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sandbox_group_members_pk', ['group_jid', 'jid'])
+      .execute();
+  },
+};
+
+/**
  * Labels (`label/*`): each instance's labels as its messenger reports them, the sandbox messenger's own labels, and the
  * Cloud API message templates created through the API (`template/create`).
  */
@@ -405,6 +441,7 @@ class ListProvider implements MigrationProvider {
       '0010_pacing': pacing,
       '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,
+      '0015_groups': sandboxGroups,
       '0016_labels': labelsAndTemplates,
       '0019_nodes': nodes,
     };

@@ -172,6 +172,38 @@ interface SandboxBlocksTable {
   created_at: number;
 }
 
+/** A group of the sandbox network; times in seconds. */
+interface SandboxGroupsTable {
+  jid: string;
+  subject: string;
+  subject_owner: string;
+  subject_time: number;
+  description: string | null;
+  desc_id: string | null;
+  desc_owner: string | null;
+  desc_time: number | null;
+  /** The group's picture in the sandbox picture store. */
+  picture_file: string | null;
+  owner_jid: string;
+  creation: number;
+  /** Only admins send. */
+  announce: number;
+  /** Only admins edit the group's info. */
+  locked: number;
+  /** The disappearing-messages timer, seconds (0: off). */
+  ephemeral: number;
+  invite_code: string;
+  updated_at: number;
+}
+
+/** A member of a sandbox group, by phone address. */
+interface SandboxGroupMembersTable {
+  group_jid: string;
+  jid: string;
+  role: 'superadmin' | 'admin' | 'member';
+  added_at: number;
+}
+
 interface BrokerCursorsTable {
   sink: string;
   last_seq: number;
@@ -250,6 +282,8 @@ export interface Database {
   chats: ChatsTable;
   contacts: ContactsTable;
   sandbox_blocks: SandboxBlocksTable;
+  sandbox_groups: SandboxGroupsTable;
+  sandbox_group_members: SandboxGroupMembersTable;
   labels: LabelsTable;
   sandbox_labels: LabelsTable;
   templates: TemplatesTable;

@@ -182,8 +182,65 @@ class FakeSocket implements WaSocket {
   async rejectCall(id: string, from: string) {
     this.record('rejectCall', id, from);
   }
+  /** Group addresses whose metadata was fetched, in order (what the connector's cache saves). */
+  readonly metadataFetches: string[] = [];
+  groupError: unknown;
   async groupMetadata(jid: string) {
+    this.metadataFetches.push(jid);
+    if (this.groupError) throw this.groupError;
     return { id: jid, subject: 'Team', owner: undefined, participants: this.groupParticipants };
+  }
+  async groupCreate(subject: string, participants: string[]) {
+    this.record('groupCreate', subject, participants);
+    return {
+      id: GROUP,
+      subject,
+      owner: LID,
+      ownerPn: `${OWNER}@s.whatsapp.net`,
+      creation: 1735689600,
+      participants: [{ id: LID, phoneNumber: `${OWNER}@s.whatsapp.net`, admin: 'superadmin' as const }, ...participants.map((id) => ({ id, admin: null }))],
+    };
+  }
+  async groupUpdateSubject(jid: string, subject: string) {
+    if (this.groupError) throw this.groupError;
+    this.record('groupUpdateSubject', jid, subject);
+  }
+  async groupUpdateDescription(jid: string, description?: string) {
+    this.record('groupUpdateDescription', jid, description);
+  }
+  async groupInviteCode(jid: string) {
+    this.record('groupInviteCode', jid);
+    return 'AbCdEfGhIjKlMnOpQrStUv';
+  }
+  async groupRevokeInvite(jid: string) {
+    this.record('groupRevokeInvite', jid);
+    return 'ZyXwVuTsRqPoNmLkJiHgFe';
+  }
+  async groupGetInviteInfo(code: string) {
+    this.record('groupGetInviteInfo', code);
+    if (code === 'NoSuchInviteCode000000') throw boom('item-not-found', 404);
+    return { id: GROUP, subject: 'Team', owner: undefined, size: 40, participants: [] };
+  }
+  async groupAcceptInvite(code: string) {
+    this.record('groupAcceptInvite', code);
+    return GROUP;
+  }
+  async groupFetchAllParticipating() {
+    this.record('groupFetchAllParticipating');
+    return { [GROUP]: { id: GROUP, subject: 'Team', owner: undefined, announce: true, participants: this.groupParticipants } };
+  }
+  async groupParticipantsUpdate(jid: string, participants: string[], action: string) {
+    this.record('groupParticipantsUpdate', jid, participants, action);
+    return participants.map((p, i) => ({ status: i === 0 ? '200' : '409', jid: p, content: { tag: 'participant', attrs: { jid: p } } }));
+  }
+  async groupSettingUpdate(jid: string, setting: string) {
+    this.record('groupSettingUpdate', jid, setting);
+  }
+  async groupToggleEphemeral(jid: string, expiration: number) {
+    this.record('groupToggleEphemeral', jid, expiration);
+  }
+  async groupLeave(jid: string) {
+    this.record('groupLeave', jid);
   }
   async logout() {
     this.record('logout');
@@ -1370,5 +1427,102 @@ describe('changing sent messages, blocking, media downloads (at the Baileys sock
     expect(mediaUrlOf({ url: 'https://media-gru1-1.cdn.whatsapp.net/v/x.enc' })).toBe('https://media-gru1-1.cdn.whatsapp.net/v/x.enc');
     expect(() => mediaUrlOf({ url: `${base}/v/t62.7118-24/pic.enc` })).toThrow(/neither a directPath nor a WhatsApp media url/);
     expect(() => mediaUrlOf({ url: 'https://evil.example/whatsapp.net' })).toThrow(/neither a directPath/);
+  });
+});
+
+describe('groups (at the Baileys socket boundary)', () => {
+  it("each operation calls Baileys' group function and answers in the contract's shape", async () => {
+    const w = await connected();
+    const groups = w.connector.groups!;
+    const created = await groups.create('Team', [PN]);
+    expect(w.socket().of('groupCreate')).toEqual([['Team', [PN]]]);
+    expect(created).toMatchObject({ id: GROUP, subject: 'Team', owner: LID, ownerPn: `${OWNER}@s.whatsapp.net`, size: 2, announce: false, restrict: false });
+    expect(created.participants).toEqual([
+      { id: LID, phoneNumber: `${OWNER}@s.whatsapp.net`, admin: 'superadmin' },
+      { id: PN, admin: null },
+    ]);
+    await groups.updateSubject(GROUP, 'Team 2');
+    await groups.updateDescription(GROUP, 'Rules');
+    await groups.updateDescription(GROUP, '');
+    expect(w.socket().of('groupUpdateSubject')).toEqual([[GROUP, 'Team 2']]);
+    expect(w.socket().of('groupUpdateDescription')).toEqual([
+      [GROUP, 'Rules'],
+      [GROUP, undefined],
+    ]);
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff]);
+    await groups.updatePicture(GROUP, jpeg);
+    expect(w.socket().of('updateProfilePicture')).toEqual([[GROUP, jpeg]]);
+    expect(await groups.inviteCode(GROUP)).toBe('AbCdEfGhIjKlMnOpQrStUv');
+    expect(await groups.revokeInvite(GROUP)).toBe('ZyXwVuTsRqPoNmLkJiHgFe');
+    expect(await groups.inviteInfo('AbCdEfGhIjKlMnOpQrStUv')).toMatchObject({ id: GROUP, size: 40 });
+    expect(await groups.acceptInvite('AbCdEfGhIjKlMnOpQrStUv')).toBe(GROUP);
+    const all = await groups.participating();
+    expect(all).toEqual([expect.objectContaining({ id: GROUP, announce: true, size: 2 })]);
+    expect(await groups.updateParticipants(GROUP, [PN, LID], 'promote')).toEqual([
+      { status: '200', jid: PN, content: { tag: 'participant', attrs: { jid: PN } } },
+      { status: '409', jid: LID, content: { tag: 'participant', attrs: { jid: LID } } },
+    ]);
+    expect(w.socket().of('groupParticipantsUpdate')).toEqual([[GROUP, [PN, LID], 'promote']]);
+    await groups.updateSetting(GROUP, 'announcement');
+    await groups.toggleEphemeral(GROUP, 86400);
+    await groups.leave(GROUP);
+    expect(w.socket().of('groupSettingUpdate')).toEqual([[GROUP, 'announcement']]);
+    expect(w.socket().of('groupToggleEphemeral')).toEqual([[GROUP, 86400]]);
+    expect(w.socket().of('groupLeave')).toEqual([[GROUP]]);
+    expect(await groups.pictureUrl(GROUP)).toBe(`https://pps.whatsapp.net/v/${GROUP.split('@')[0]}.jpg`);
+  });
+
+  it("WhatsApp's answers become the API's: unknown 404, refusal 400, a lost connection transient", async () => {
+    const w = await connected();
+    const groups = w.connector.groups!;
+    await expect(groups.inviteInfo('NoSuchInviteCode000000')).rejects.toMatchObject({ code: 'not_found' });
+    w.socket().groupError = boom('item-not-found', 404);
+    await expect(groups.metadata('120363000000000001@g.us')).rejects.toMatchObject({ code: 'not_found' });
+    w.socket().groupError = boom('not-authorized', 401);
+    await expect(groups.updateSubject(GROUP, 'x')).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/not-authorized/) });
+    w.socket().groupError = boom('forbidden', 403);
+    await expect(groups.metadata(GROUP)).rejects.toMatchObject({ code: 'invalid_input' });
+    w.socket().groupError = boom('Connection Closed', 428);
+    await expect(groups.metadata(GROUP)).rejects.toBeInstanceOf(TransientConnectorError);
+  });
+
+  it('group metadata is cached for sends and reads, handed to Baileys as cachedGroupMetadata, and dropped on group events', async () => {
+    const w = await connected();
+    const groups = w.connector.groups!;
+    const cachedGroupMetadata = w.socket().config.cachedGroupMetadata!;
+    expect(await cachedGroupMetadata(GROUP)).toBeUndefined();
+    await w.connector.messaging.send(outbound('3EB0CACHE00000000001', GROUP, textContent('one', undefined), { mentionsEveryOne: true }));
+    await w.connector.messaging.send(outbound('3EB0CACHE00000000002', GROUP, textContent('two', undefined), { mentionsEveryOne: true }));
+    await groups.metadata(GROUP);
+    expect(w.socket().metadataFetches).toEqual([GROUP]);
+    expect((await cachedGroupMetadata(GROUP))?.subject).toBe('Team');
+
+    // A participants change drops it: the next read fetches it again, with the new participants.
+    w.socket().groupParticipants = [...w.socket().groupParticipants, { id: '5511911110003@s.whatsapp.net' }];
+    w.socket().emit('group-participants.update', { id: GROUP, author: LID, participants: [{ id: '5511911110003@s.whatsapp.net' }], action: 'add' });
+    await w.settle();
+    expect(await cachedGroupMetadata(GROUP)).toBeUndefined();
+    expect((await groups.metadata(GROUP)).participants).toHaveLength(3);
+    expect(w.socket().metadataFetches).toEqual([GROUP, GROUP]);
+
+    // So does a change of the group's info, and a change made through the API.
+    w.socket().emit('groups.update', [{ id: GROUP, subject: 'Renamed' }]);
+    await w.settle();
+    expect(await cachedGroupMetadata(GROUP)).toBeUndefined();
+    await groups.metadata(GROUP);
+    await groups.updateSetting(GROUP, 'locked');
+    await groups.metadata(GROUP);
+    expect(w.socket().metadataFetches).toEqual([GROUP, GROUP, GROUP, GROUP]);
+
+    // A new group's metadata, as reported, is kept; so is every group listed by participating().
+    w.socket().emit('groups.upsert', [{ id: '120363000000000002@g.us', subject: 'New', participants: [] } as never]);
+    await w.settle();
+    expect((await groups.metadata('120363000000000002@g.us')).subject).toBe('New');
+    expect(w.socket().metadataFetches).toHaveLength(4);
+  });
+
+  it('GroupsModule through the deferred connector answers transient before the socket exists', async () => {
+    const w = await world({ autoOpen: false });
+    await expect(w.connector.groups!.metadata(GROUP)).rejects.toBeInstanceOf(TransientConnectorError);
   });
 });
