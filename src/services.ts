@@ -72,6 +72,8 @@ export interface Services {
   connectorHost: InstanceConnectorHost;
   /** Starts and stops connectors and send workers. */
   lifecycle: InstanceLifecycle;
+  /** What every feature keeps of an instance, deleted with it (hooks run in a unit: a delete, an import replacing one). */
+  removal: InstanceRemoval;
   instances: InstanceService;
   /** Each instance's outbound proxy: set, find, and applied to what it sends out. */
   proxies: ProxyService;
@@ -334,6 +336,7 @@ export function createServices({
     kinds,
     connectorHost,
     lifecycle,
+    removal,
     instances,
     proxies,
     workers,

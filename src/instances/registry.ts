@@ -74,6 +74,8 @@ export interface NewInstance {
   settings: Settings;
   /** The pacing fields chosen at creation (the others: the service's defaults). */
   pacing?: PacingChoice;
+  /** The account it was linked to elsewhere (an instance taken over from Evolution): kept until it connects. */
+  linkedAccount?: { ownerJid: string | null; profileName: string | null; profilePicUrl: string | null };
 }
 
 export interface ConnectionChange {
@@ -157,9 +159,9 @@ export class InstanceRegistry {
       name: input.name,
       integration: input.integration,
       status: 'close',
-      owner_jid: null,
-      profile_name: null,
-      profile_pic_url: null,
+      owner_jid: input.linkedAccount?.ownerJid ?? null,
+      profile_name: input.linkedAccount?.profileName ?? null,
+      profile_pic_url: input.linkedAccount?.profilePicUrl ?? null,
       profile_status: null,
       number: input.number,
       business_id: input.businessId,

@@ -74,3 +74,28 @@ export async function removeSessionsOf(unit: Unit, instance: Instance): Promise<
   await unit.tx.deleteFrom('sessions').where('instance_id', '=', instance.id).execute();
   await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instance.id).execute();
 }
+
+/** Session-key rows written per statement when a whole session is stored at once. */
+const keyRowsPerInsert = 200;
+
+/**
+ * Stores a whole session inside a unit, for an instance that has none yet (one being created, such as an import; a
+ * replaced instance's session went with its removal hooks): its record and every key, in the shapes `SessionStore`
+ * reads back.
+ */
+export async function storeNewSession(
+  unit: Unit,
+  instanceId: string,
+  data: Record<string, unknown>,
+  keys: readonly { type: string; id: string; value: string }[],
+): Promise<void> {
+  const now = Date.now();
+  await unit.tx
+    .insertInto('sessions')
+    .values({ instance_id: instanceId, data: JSON.stringify(data), updated_at: now })
+    .execute();
+  for (let i = 0; i < keys.length; i += keyRowsPerInsert) {
+    const rows = keys.slice(i, i + keyRowsPerInsert).map((key) => ({ instance_id: instanceId, type: key.type, id: key.id, value: key.value, updated_at: now }));
+    await unit.tx.insertInto('session_keys').values(rows).execute();
+  }
+}

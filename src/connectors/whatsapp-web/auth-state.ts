@@ -36,6 +36,21 @@ function toPlain(value: unknown): Record<string, unknown> {
   return JSON.parse(JSON.stringify(value, BufferJSON.replacer)) as Record<string, unknown>;
 }
 
+/** The session record stored for linked creds (what `loadStoreAuth` reads back); an import writes the same. */
+export function sessionRecordOf(creds: AuthenticationCreds): Record<string, unknown> {
+  return { kind: SESSION_KIND, creds: toPlain(creds) };
+}
+
+/** A signal key's value as its session-key row holds it (BufferJSON text). */
+export function storedKeyValue(value: unknown): string {
+  return JSON.stringify(value, BufferJSON.replacer);
+}
+
+/** Whether creds are of a device a phone linked (pairing completed): only then is a session worth keeping. */
+export function credsLinked(creds: AuthenticationCreds): boolean {
+  return Boolean(creds.me && creds.account);
+}
+
 function credsFromRecord(record: Record<string, unknown> | null): AuthenticationCreds | null {
   if (!record || record.kind !== SESSION_KIND || typeof record.creds !== 'object' || record.creds === null) return null;
   // The reviver turns the stored {type:'Buffer'} objects back into Buffers; the shape is the one saveCreds wrote.
@@ -63,7 +78,7 @@ function hostKeyStore(host: ConnectorHost, instanceId: string, closed: () => boo
       const entries: { type: string; id: string; value: string | null }[] = [];
       for (const [type, values] of Object.entries(data)) {
         for (const [id, value] of Object.entries(values ?? {})) {
-          entries.push({ type, id, value: value === null || value === undefined ? null : JSON.stringify(value, BufferJSON.replacer) });
+          entries.push({ type, id, value: value === null || value === undefined ? null : storedKeyValue(value) });
         }
       }
       await host.sessionKeys.set(instanceId, entries);
@@ -89,13 +104,13 @@ export async function loadStoreAuth(host: ConnectorHost, instanceId: string, log
     logger,
   );
   const state: AuthenticationState = { creds, keys };
-  const linked = () => Boolean(state.creds.me && state.creds.account);
+  const linked = () => credsLinked(state.creds);
   return {
     state,
     linked,
     async saveCreds() {
       if (!linked() || closed) return;
-      await host.saveSession(instanceId, { kind: SESSION_KIND, creds: toPlain(state.creds) });
+      await host.saveSession(instanceId, sessionRecordOf(state.creds));
     },
     close() {
       closed = true;
