@@ -7,7 +7,7 @@ import { createdAnswer, InstanceParams, settingsFields } from '../platform/http/
 import { defaultSettings, instanceNameProblem, mergeSettings, settingsSnake, type Instance } from '../core/instance.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import type { SinkCreation } from '../core/event-sink.js';
-import type { QrState } from '../core/connector.js';
+import type { ConnectionProblem, QrState } from '../core/connector.js';
 import type { ConnectionAnswer, InstanceService } from './service.js';
 import type { InstanceRegistry } from './registry.js';
 import type { Logger } from '../platform/logger.js';
@@ -44,8 +44,14 @@ const FetchQuery = Type.Object({
   instanceId: Type.Optional(Type.String()),
 });
 
-function qrAnswer(qr: QrState | null) {
-  return qr ? { pairingCode: qr.pairingCode, code: qr.code, base64: qr.base64, count: qr.count } : { count: 0 };
+function qrAnswer(qr: QrState | null, problem?: ConnectionProblem | null) {
+  if (qr) return { pairingCode: qr.pairingCode, code: qr.code, base64: qr.base64, count: qr.count };
+  return { count: 0, ...problemFields(problem ?? null) };
+}
+
+/** Why a connection is not open, as the state, the list and the `connection.update` events name it. */
+function problemFields(problem: ConnectionProblem | null) {
+  return problem ? { reason: problem.reason, statusReason: problem.statusCode } : {};
 }
 
 function connectionAnswer(instance: Instance, answer: ConnectionAnswer) {
@@ -54,7 +60,9 @@ function connectionAnswer(instance: Instance, answer: ConnectionAnswer) {
 
 export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = async (app, { instances, keys, kinds, sinkCreation, serverUrl, logger }) => {
   const present = (instance: Instance) => {
-    const linked = instance.status === 'open';
+    // The live state, the same one connectionState answers at the same moment (with its reason when not open).
+    const live = instances.connectionState(instance);
+    const linked = live.state === 'open';
     return {
       instance: {
         instanceName: instance.name,
@@ -67,7 +75,8 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
               profileStatus: instance.profileStatus ?? '',
             }
           : {}),
-        status: linked ? 'open' : 'close',
+        status: live.state,
+        ...problemFields(live.problem),
         serverUrl: serverUrl(),
         apikey: keys.apikeyOf(instance),
         integration: { integration: instance.integration, ...kinds.of(instance.integration)?.listingAnswer?.(instance) },
@@ -119,7 +128,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
         hash: { apikey },
         // The pacing in effect when the create chose some (a Switchboard extension).
         settings: { ...settingsSnake(settings), ...(body.pacing ? { pacing: instances.pacingOf(instance) } : {}) },
-        ...('qrcode' in created ? { qrcode: qrAnswer(created.qrcode ?? null) } : {}),
+        ...('qrcode' in created ? { qrcode: qrAnswer(created.qrcode ?? null, created.problem) } : {}),
       });
     },
   );
@@ -157,8 +166,15 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
     { ...withInstance, schema: { tags: ['instance'], summary: 'Connection state', params: InstanceParams } },
     async (request) => {
       const instance = pathInstance(request);
-      const { state, lastActivityAt: heard } = instances.connectionState(instance);
-      return { instance: { instanceName: instance.name, state, ...(heard !== null ? { lastActivityAt: new Date(heard).toISOString() } : {}) } };
+      const { state, lastActivityAt: heard, problem } = instances.connectionState(instance);
+      return {
+        instance: {
+          instanceName: instance.name,
+          state,
+          ...problemFields(problem),
+          ...(heard !== null ? { lastActivityAt: new Date(heard).toISOString() } : {}),
+        },
+      };
     },
   );
 

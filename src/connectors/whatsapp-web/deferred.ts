@@ -3,6 +3,7 @@ import {
   TransientConnectorError,
   type ChatsModule,
   type BlockingModule,
+  type ConnectionProblem,
   type Connector,
   type ContactsModule,
   type MediaModule,
@@ -71,6 +72,10 @@ export class DeferredConnector implements Connector {
 
   lastActivityAt(): number | null {
     return this.inner?.lastActivityAt?.() ?? null;
+  }
+
+  problem(): ConnectionProblem | null {
+    return this.inner?.problem?.() ?? null;
   }
 
   readonly messaging: MessagingModule = {
