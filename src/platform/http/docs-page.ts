@@ -1,7 +1,7 @@
 // The docs page's look: Switchboard's title, mark and favicon, served by the page itself (no outside assets).
 
 /** Switchboard's mark: a patch panel of three lines joined by cords, in the project's green. */
-export const switchboardMark = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64" role="img" aria-label="Switchboard">
+const switchboardMark = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64" role="img" aria-label="Switchboard">
 <rect x="2" y="2" width="60" height="60" rx="12" fill="#14532d"/>
 <g fill="#bbf7d0"><circle cx="18" cy="18" r="5"/><circle cx="46" cy="18" r="5"/><circle cx="18" cy="32" r="5"/><circle cx="46" cy="32" r="5"/><circle cx="18" cy="46" r="5"/><circle cx="46" cy="46" r="5"/></g>
 <g fill="none" stroke="#4ade80" stroke-width="3.5" stroke-linecap="round"><path d="M18 18 C32 18 32 46 46 46"/><path d="M18 46 C32 46 32 32 46 32"/><path d="M18 32 C30 32 34 18 46 18"/></g>
