@@ -7,6 +7,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY manager ./manager
+# The service and the manager page (manager/dist, served at /manager).
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -14,6 +16,7 @@ WORKDIR /app
 ENV NODE_ENV=production DATA_DIR=/app/data DATABASE_CONNECTION_URI=file:/app/data/switchboard.db SERVER_PORT=8080
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/manager/dist ./manager/dist
 COPY package.json ./
 RUN mkdir -p /app/data && chown -R node:node /app/data
 USER node

@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The manager page the browser tests open is built once here when missing or stale.
+    globalSetup: ['./test/support/manager-build.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

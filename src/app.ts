@@ -15,12 +15,19 @@ import { documentErrorAnswers } from './platform/http/openapi-errors.js';
 import { docsPageOptions, docsTitle } from './platform/http/docs-page.js';
 import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
+import { proxyRoutes } from './instances/proxy.routes.js';
 import { sendRoutes } from './messages/send.routes.js';
 import { chatRoutes } from './messages/chat.routes.js';
 import { profileRoutes } from './instances/profile.routes.js';
 import { historyRoutes } from './history/routes.js';
 import { messageActionRoutes } from './messages/message-actions.routes.js';
+import { labelRoutes } from './history/label.routes.js';
+import { templateRoutes } from './messages/template.routes.js';
 import { metaRoutes } from './platform/http/meta.routes.js';
+import { defaultManagerRoot, managerPage } from './platform/http/manager-page.js';
+import { activityRoutes } from './observability/activity.routes.js';
+import { groupRoutes } from './groups/routes.js';
+import { clusterRoutes } from './platform/cluster/routes.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -84,6 +91,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     logger: services.logger,
     ...(config.metricsEnabled ? { metrics: services.metrics.registry } : {}),
   });
+  await app.register(managerPage, { root: defaultManagerRoot() });
   await app.register(
     async (api) => {
       await api.register(instanceRoutes, {
@@ -95,6 +103,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         logger: services.logger,
       });
       await api.register(settingsRoutes, { instances: services.instances });
+      await api.register(activityRoutes, { instances: services.instances, db: services.store.db });
+      await api.register(clusterRoutes, { nodes: services.nodes, nodeId: config.nodeId, deadAfterMs: config.nodeDeadAfterMs });
+      await api.register(proxyRoutes, { proxies: services.proxies });
       // Each event sink's own set/find routes; a set route stores settings through the instance service.
       const setSink: SinkRoutesOptions['setSink'] = (instance, kind, settings) => services.instances.setSink(instance, kind, settings);
       for (const sink of services.eventSinks) if (sink.routes) await api.register(sink.routes, { setSink });
@@ -103,6 +114,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(profileRoutes, { profiles: services.profiles });
       await api.register(historyRoutes, { reads: services.historyReads, marks: services.chatMarks });
       await api.register(messageActionRoutes, { changes: services.messageChanges, blocks: services.blocks, media: services.mediaDownloads });
+      await api.register(groupRoutes, { groups: services.groups });
+      await api.register(labelRoutes, { labels: services.labels });
+      await api.register(templateRoutes, { templates: services.templates });
       // Each connector kind's own routes (the sandbox's scan and inject, Meta's webhook).
       for (const kind of services.kinds.all()) if (kind.routes) await api.register(kind.routes);
     },

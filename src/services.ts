@@ -13,6 +13,7 @@ import { SinkConfigs } from './events/sink-configs.js';
 import { EventWriter, type OutboxSink } from './events/writer.js';
 import type { SinkCreation } from './core/event-sink.js';
 import { sendRules, WebhookDispatcher } from './sinks/webhook/dispatcher.js';
+import { NodeRegistry } from './platform/cluster/node-registry.js';
 import { createMediaResolver, mediaResolverSettings } from './sinks/webhook/media-resolver.js';
 import { ThreadSender } from './sinks/webhook/thread/host.js';
 import { StatusRecorder } from './messages/status-recorder.js';
@@ -48,6 +49,13 @@ import { MessageChanges } from './messages/message-changes.js';
 import { SentMessageChanges } from './messages/sent-message-changes.js';
 import { BlockOperations } from './messages/block-operations.js';
 import { MediaDownloads } from './messages/media-download.js';
+import { GroupOperations } from './groups/service.js';
+import { LabelBook } from './history/label-book.js';
+import { LabelOperations } from './history/labels.js';
+import { removeTemplatesOf, TemplateOperations } from './messages/templates.js';
+import { ProxyStore, removeProxyOf } from './instances/proxies.js';
+import { ProxyService } from './instances/proxy-service.js';
+import { probeProxy } from './platform/net/proxy-probe.js';
 
 export interface Services {
   config: Config;
@@ -65,6 +73,8 @@ export interface Services {
   /** Starts and stops connectors and send workers. */
   lifecycle: InstanceLifecycle;
   instances: InstanceService;
+  /** Each instance's outbound proxy: set, find, and applied to what it sends out. */
+  proxies: ProxyService;
   workers: SendWorkers;
   /** Told of every API request: background work lets a busy API go first. */
   priority: ApiPriority;
@@ -87,7 +97,15 @@ export interface Services {
   blocks: BlockOperations;
   /** Media messages' bytes through the connector that has them. */
   mediaDownloads: MediaDownloads;
+  /** Groups: creating and administering them, invites, participants, settings. */
+  groups: GroupOperations;
+  /** Labels and chats' labels. */
+  labels: LabelOperations;
+  /** Meta message templates (WHATSAPP-BUSINESS). */
+  templates: TemplateOperations;
   webhooks: WebhookDispatcher;
+  /** This node in the store: its incarnation and heartbeat, and who else is alive. */
+  nodes: NodeRegistry;
   metrics: Metrics;
   retention: EventRetention;
   /** Where events go (webhook, websocket, brokers), in the order they see each event. */
@@ -143,7 +161,16 @@ export function createServices({
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
   const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
+  const nodes = new NodeRegistry({
+    db: store.db,
+    nodeId: config.nodeId,
+    heartbeatMs: config.nodeHeartbeatMs,
+    deadAfterMs: config.nodeDeadAfterMs,
+    oneNodeStore: store.dialect === 'sqlite',
+    logger,
+  });
   const webhooks = new WebhookDispatcher({
+    claimant: nodes.incarnation,
     store,
     config,
     sinks,
@@ -154,6 +181,8 @@ export function createServices({
     ...(config.webhookDeliveryThread ? { sender: new ThreadSender({ rules: sendRules(config), denyPrivate: config.outboundDenyPrivate }, logger) } : {}),
     onOutcome: (row, result) => metrics.deliveryOutcome(row.instance_name, row.target, result, row.created_at),
   });
+  // On every heartbeat, the webhook claims of dead nodes are taken over.
+  nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
@@ -189,6 +218,9 @@ export function createServices({
     apikeyOf,
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
+  const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
+  const proxyStore = new ProxyStore(store.db, box);
+  const proxyOf = (instance: Instance) => proxyStore.inEffect(instance.id);
   const connectorHost = new InstanceConnectorHost({
     db: store.db,
     logger,
@@ -199,6 +231,8 @@ export function createServices({
     alongside: history,
     keepReceived: config.saveNewMessages,
     changes,
+    labels: labelBook,
+    proxies: proxyStore,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -207,6 +241,8 @@ export function createServices({
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
+  removal.onRemove(removeTemplatesOf);
+  removal.onRemove(removeProxyOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -226,7 +262,27 @@ export function createServices({
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
   const sends = new SendService(store.db, queue, outcomes);
-  const instances = new InstanceService({ db: store.db, logger, registry, kinds, lifecycle, removal, events, sinks, globalApiKey, pacingDefaults });
+  const proxies = new ProxyService({
+    db: store.db,
+    logger,
+    registry,
+    store: proxyStore,
+    probe: (proxy) => probeProxy(proxy, { denyPrivate: config.outboundDenyPrivate }),
+    applied: (instance) => lifecycle.proxyChanged(instance),
+  });
+  const instances = new InstanceService({
+    db: store.db,
+    logger,
+    registry,
+    kinds,
+    lifecycle,
+    removal,
+    events,
+    sinks,
+    globalApiKey,
+    pacingDefaults,
+    proxies: { check: proxies, store: proxyStore },
+  });
   const connectorOf = (instance: Instance) => lifecycle.attach(instance);
   const ffmpeg = new Ffmpeg({ path: config.ffmpegPath, concurrency: config.mediaConvertConcurrency, timeoutMs: config.mediaConvertTimeoutMs });
   const outgoing = new OutgoingMessages({
@@ -236,6 +292,7 @@ export function createServices({
     kinds,
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
     ffmpeg,
+    proxyOf,
   });
   const mediaDownloads = new MediaDownloads({ db: store.db, connectorOf, kinds, maxBytes: config.mediaMaxBytes, ffmpeg });
   const chatMarks = new ChatMarks({ db: store.db, events, known, kinds, connectorOf, sourceOf });
@@ -251,9 +308,18 @@ export function createServices({
     kinds,
     storeProfile: (instance, change) => instances.updateProfile(instance, change),
     media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    proxyOf,
   });
   const messageChanges = new SentMessageChanges({ connectorOf, kinds, changes });
   const blocks = new BlockOperations({ connectorOf, kinds });
+  const groups = new GroupOperations({
+    connectorOf,
+    kinds,
+    media: { maxBytes: config.mediaMaxBytes, denyPrivate: config.outboundDenyPrivate, fetchTimeoutMs: config.mediaFetchTimeoutMs },
+    sendText: (instance, number, text) => outgoing.text(instance, { number, text }, { route: 'group/sendInvite', body: { number, text } }),
+  });
+  const labels = new LabelOperations({ db: store.db, book: labelBook, kinds, connectorOf });
+  const templates = new TemplateOperations({ db: store.db, kinds, connectorOf });
 
   return {
     priority,
@@ -269,6 +335,7 @@ export function createServices({
     connectorHost,
     lifecycle,
     instances,
+    proxies,
     workers,
     sends,
     outgoing,
@@ -280,13 +347,19 @@ export function createServices({
     messageChanges,
     blocks,
     mediaDownloads,
+    groups,
+    labels,
+    templates,
     webhooks,
+    nodes,
     metrics,
     retention,
     eventSinks: eventSinks.list,
     websocket: eventSinks.websocket,
     sinkCreation: eventSinks.creation,
     async start() {
+      // Registered first: the claims of this node's earlier life are taken over before any work starts.
+      await nodes.start();
       await registry.load();
       await sinks.load();
       for (const sink of eventSinks.list) await sink.start?.();
@@ -299,6 +372,7 @@ export function createServices({
       await workers.stop();
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
+      await nodes.stop();
     },
   };
 }

@@ -13,6 +13,9 @@ function can(capabilities: KindCapabilities, operation: Operation): boolean {
   if (operation === 'revoke' || operation === 'edit') return capabilities.changes?.includes(operation) === true;
   if (operation === 'blocking') return capabilities.blocking === true;
   if (operation === 'mediaDownload') return capabilities.mediaDownload === true;
+  if (operation === 'groups') return capabilities.groups === true;
+  if (operation === 'labels') return capabilities.labels === true;
+  if (operation === 'templates') return capabilities.templates === true;
   return capabilities.messaging.operations.includes(operation);
 }
 

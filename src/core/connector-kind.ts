@@ -21,7 +21,19 @@ export const messageOperations = [
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
-export type Operation = MessageOperation | 'presence' | 'privacy' | 'whatsappNumbers' | 'profile' | ChangeOperation | 'blocking' | 'mediaDownload' | 'chats';
+export type Operation =
+  | MessageOperation
+  | 'presence'
+  | 'privacy'
+  | 'whatsappNumbers'
+  | 'profile'
+  | ChangeOperation
+  | 'blocking'
+  | 'mediaDownload'
+  | 'chats'
+  | 'groups'
+  | 'labels'
+  | 'templates';
 
 /** Changing a sent message: deleting it for everyone, editing its text. */
 type ChangeOperation = 'revoke' | 'edit';
@@ -47,6 +59,12 @@ export interface KindCapabilities {
   blocking?: boolean;
   /** Downloading the bytes of media messages (absent: no). */
   mediaDownload?: boolean;
+  /** Groups: creating, administering, joining and leaving them (absent: no). */
+  groups?: boolean;
+  /** Labelling chats (`label/findLabels`, `label/handleLabel`; absent: no). */
+  labels?: boolean;
+  /** Meta message templates: creating, listing and sending them (`template/*`, `sendTemplate`; absent: no). */
+  templates?: boolean;
 }
 
 /** The creation fields a kind may take, as the create request gives them. */

@@ -3,6 +3,7 @@ import { CodedError } from './errors.js';
 import type { ConnectionState, Instance, PrivacySettings } from './instance.js';
 import type { MessageStatus } from './message-status.js';
 import type { EventName } from './event-catalog.js';
+import type { ProxySettings } from './proxy.js';
 
 /** A message ready to leave: the stored record's key and content, with the media bytes to upload. */
 export interface OutboundMessage {
@@ -87,10 +88,10 @@ export interface MessagingModule {
   /** Uploads encrypted media where the messenger keeps it; absent when the connector uploads at send time. */
   uploadMedia?(encrypted: Buffer, kind: string): Promise<{ url: string; directPath: string }>;
   /**
-   * Throws when the connector could never send this message (a recipient or content its provider refuses), so the
-   * send is refused before it is stored, queued or announced.
+   * Throws when the connector could never send this message (a recipient or content its provider refuses, a group
+   * that does not let this account write), so the send is refused before it is stored, queued or announced.
    */
-  check?(message: { remoteJid: string; content: Record<string, unknown> }): void;
+  check?(message: { remoteJid: string; content: Record<string, unknown> }): void | Promise<void>;
   /**
    * True when a send's outcome is known at once (an HTTP provider): the API then waits for the first attempt and
    * answers its error instead of 201.
@@ -230,6 +231,133 @@ export interface ChatsModule {
   markUnread(jid: string, lastMessage: ChatLastMessage | null): Promise<void>;
 }
 
+/** A member of a group as WhatsApp lists it: its address, its other address when known, and its rank. */
+export interface GroupParticipant {
+  id: string;
+  /** The phone address, when `id` is an @lid one. */
+  phoneNumber?: string;
+  /** The @lid address, when `id` is a phone one. */
+  lid?: string;
+  admin: 'admin' | 'superadmin' | null;
+}
+
+/** A group as WhatsApp describes it (Baileys' `GroupMetadata`); times in seconds. */
+export interface GroupMetadata {
+  id: string;
+  subject: string;
+  subjectOwner?: string;
+  subjectTime?: number;
+  /** The number of participants. */
+  size: number;
+  creation?: number;
+  owner?: string;
+  desc?: string;
+  descId?: string;
+  descOwner?: string;
+  descTime?: number;
+  /** Only admins edit the group's info (`locked`). */
+  restrict: boolean;
+  /** Only admins send messages (`announcement`). */
+  announce: boolean;
+  isCommunity: boolean;
+  isCommunityAnnounce: boolean;
+  linkedParent?: string;
+  joinApprovalMode?: boolean;
+  memberAddMode?: boolean;
+  addressingMode?: 'pn' | 'lid';
+  participants: GroupParticipant[];
+  /** The disappearing-messages timer, seconds (absent or 0: off). */
+  ephemeralDuration?: number;
+}
+
+export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote';
+export type GroupSetting = 'announcement' | 'not_announcement' | 'locked' | 'unlocked';
+
+/** The outcome for one participant of a participants change: WhatsApp's status code ("200", "403", "409"…). */
+export interface ParticipantResult {
+  status: string;
+  jid: string;
+  content?: Record<string, unknown>;
+}
+
+/**
+ * Groups the account creates, belongs to and administers. Unknown groups and invite codes throw `not_found`; what
+ * WhatsApp refuses (not an admin, not a member) throws `invalid_input` with WhatsApp's refusal.
+ */
+export interface GroupsModule {
+  /** Creates a group with the account as its owner and `participants` (addresses) as members. */
+  create(subject: string, participants: string[]): Promise<GroupMetadata>;
+  metadata(groupJid: string): Promise<GroupMetadata>;
+  /** Every group the account takes part in. */
+  participating(): Promise<GroupMetadata[]>;
+  /** The group's picture URL, null when it has none or it cannot be seen. */
+  pictureUrl(groupJid: string): Promise<string | null>;
+  updateSubject(groupJid: string, subject: string): Promise<void>;
+  updateDescription(groupJid: string, description: string): Promise<void>;
+  /** Sets the group's picture (a square JPEG). */
+  updatePicture(groupJid: string, jpeg: Buffer): Promise<void>;
+  inviteCode(groupJid: string): Promise<string>;
+  /** Replaces the invite code (the old link stops working); answers the new one. */
+  revokeInvite(groupJid: string): Promise<string>;
+  /** The group an invite code leads to, without joining it. */
+  inviteInfo(code: string): Promise<GroupMetadata>;
+  /** Joins the group of the invite code; answers the group's address. */
+  acceptInvite(code: string): Promise<string>;
+  updateParticipants(groupJid: string, participants: string[], action: ParticipantAction): Promise<ParticipantResult[]>;
+  updateSetting(groupJid: string, setting: GroupSetting): Promise<void>;
+  /** Sets the disappearing-messages timer in seconds (0: off). */
+  toggleEphemeral(groupJid: string, expiration: number): Promise<void>;
+  leave(groupJid: string): Promise<void>;
+}
+
+/** A label of the account (WhatsApp Business): its id on the messenger, name, colour (a palette index) and state. */
+export interface Label {
+  id: string;
+  name: string;
+  /** WhatsApp's palette index (0–19). */
+  color: number;
+  deleted: boolean;
+  /** The id of the WhatsApp Business default label it is, if one. */
+  predefinedId?: string;
+}
+
+/** A label added to or removed from a chat. */
+export interface LabelAssociation {
+  type: 'add' | 'remove';
+  chatId: string;
+  labelId: string;
+}
+
+/**
+ * What the messenger says about labels: a label created, changed or deleted; a chat's label added or removed; or all the
+ * account's labels as they are when it links (`sync`: the stored labels become these, and nothing is announced).
+ */
+export type LabelChange = { kind: 'edit'; label: Label } | ({ kind: 'association' } & LabelAssociation) | { kind: 'sync'; labels: Label[] };
+
+/** Labelling chats on the account (WhatsApp Business labels). */
+export interface LabelsModule {
+  /** Throws a coded error when the account has no label `labelId` (where the connector can tell). */
+  addChatLabel(chatJid: string, labelId: string): Promise<void>;
+  removeChatLabel(chatJid: string, labelId: string): Promise<void>;
+}
+
+/** A Meta message template to create, as the API takes it (Graph's fields; components as Meta defines them). */
+export interface TemplateDraft {
+  name: string;
+  category: string;
+  language: string;
+  components: Record<string, unknown>[];
+  allowCategoryChange?: boolean;
+}
+
+/** Meta message templates of the account's business (the Cloud API); sending one is a send (`templateMessage` content). */
+export interface TemplatesModule {
+  /** Submits a template for review; answers Meta's answer (`{id, status, category}`). */
+  create(draft: TemplateDraft): Promise<Record<string, unknown>>;
+  /** The business's templates as Meta lists them (every page). */
+  find(): Promise<Record<string, unknown>[]>;
+}
+
 /**
  * One instance's connection to its messenger: the lifecycle, plus capability modules layered on it (as Baileys layers
  * its socket). Messaging is always there; an absent module is an operation the kind cannot do (the API answers
@@ -249,6 +377,13 @@ export interface Connector {
   lastActivityAt?(): number | null;
   /** Why the connection is not open (the messenger cannot be reached, it refused…), while that holds; else null. */
   problem?(): ConnectionProblem | null;
+  /** Why the connection is not open, when the connector knows (the instance's proxy cannot be reached…); else null. */
+  stateReason?(): string | null;
+  /**
+   * The instance's proxy was set, changed or turned off: reconnect what goes through it (the connector reads the new
+   * one with `ConnectorHost.proxy`). Absent: the connector reads the proxy at each request anyway.
+   */
+  proxyChanged?(): Promise<void>;
   readonly messaging: MessagingModule;
   readonly presence?: PresenceModule;
   readonly privacy?: PrivacyModule;
@@ -257,6 +392,9 @@ export interface Connector {
   readonly chats?: ChatsModule;
   readonly blocking?: BlockingModule;
   readonly media?: MediaModule;
+  readonly groups?: GroupsModule;
+  readonly labels?: LabelsModule;
+  readonly templates?: TemplatesModule;
 }
 
 /** What a connector reports back; the core stores it and emits the matching events. */
@@ -275,6 +413,8 @@ export interface ConnectorHost {
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
   saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;
+  /** A label was created, changed or deleted, or added to or removed from a chat: stored, then announced if it changed anything. */
+  labelChanged(instanceId: string, change: LabelChange): Promise<void>;
   /** Any other catalogue event the messenger reports (contacts, chats, groups, calls, labels, edits…), stored in the outbox. */
   eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void>;
   /** History sync: stores the messages (duplicates ignored) and emits one MESSAGES_SET. */
@@ -283,6 +423,11 @@ export interface ConnectorHost {
   currentInstance(instanceId: string): Instance | undefined;
   /** The provider credential given at creation (WHATSAPP-BUSINESS: the Meta access token); never exposed by the API. */
   providerToken(instanceId: string): Promise<string | null>;
+  /**
+   * The proxy everything the instance sends out must go through (its password included: for building connections
+   * only, never to be logged or answered); null when it has none or it is turned off.
+   */
+  proxy(instanceId: string): Promise<ProxySettings | null>;
   /** Encrypted media kept for a send (see OutboundMessage.mediaBlobId). */
   loadMedia(blobId: string): Promise<Buffer | null>;
   /** Many small session values (Signal keys), by type and id; a null value deletes. */

@@ -37,19 +37,29 @@ export class HistoryRecorder implements StoredMessageHook {
     return this.deps.known.ready(instanceId);
   }
 
-  stored(unit: UpsertSink, record: MessageRecord, announce: RowSink): void {
+  stored(unit: UpsertSink, record: MessageRecord, announce: RowSink, arrival: 'live' | 'synced' = 'live'): void {
     if (noChat.test(record.remoteJid)) return;
     const instance = this.deps.instanceById(record.instanceId);
     const known = this.deps.known.of(record.instanceId);
     if (!instance || !known) return;
     const now = Date.now();
-    if (this.deps.saveChats) this.keepChat(unit, announce, instance, known.chats, record, now);
-    if (this.deps.saveContacts) this.keepContact(unit, announce, instance, known.contacts, record, now);
+    // A synced message's chat and contact were announced by the messenger's own lists (CHATS_SET, CONTACTS_UPSERT).
+    const tell = arrival === 'live' ? announce : undefined;
+    if (this.deps.saveChats) this.keepChat(unit, tell, instance, known.chats, record, now, arrival);
+    if (this.deps.saveContacts) this.keepContact(unit, tell, instance, known.contacts, record, now);
   }
 
-  private keepChat(unit: UpsertSink, announce: RowSink, instance: Instance, chats: Set<string>, record: MessageRecord, now: number): void {
+  private keepChat(
+    unit: UpsertSink,
+    announce: RowSink | undefined,
+    instance: Instance,
+    chats: Set<string>,
+    record: MessageRecord,
+    now: number,
+    arrival: 'live' | 'synced',
+  ): void {
     const jid = record.remoteJid;
-    const unread = !record.fromMe && !instance.settings.readMessages ? 1 : 0;
+    const unread = arrival === 'live' && !record.fromMe && !instance.settings.readMessages ? 1 : 0;
     const name = !record.fromMe && person.test(jid) ? record.pushName || null : null;
     const row = {
       // A new chat takes the id of the message that starts it (ids are unique, and no id is drawn per message).
@@ -69,12 +79,20 @@ export class HistoryRecorder implements StoredMessageHook {
     if (chats.has(jid)) return;
     chats.add(jid);
     unit.onRollback(() => chats.delete(jid));
+    if (!announce) return;
     this.deps.events.emit(announce, this.deps.sourceOf(instance), 'CHATS_UPSERT', [
       { remoteJid: jid, instanceId: instance.id, name, unreadMessages: unread, archived: false },
     ]);
   }
 
-  private keepContact(unit: UpsertSink, announce: RowSink, instance: Instance, contacts: Map<string, string | null>, record: MessageRecord, now: number): void {
+  private keepContact(
+    unit: UpsertSink,
+    announce: RowSink | undefined,
+    instance: Instance,
+    contacts: Map<string, string | null>,
+    record: MessageRecord,
+    now: number,
+  ): void {
     // The person written with: the chat, or in a group the participant who wrote (own group messages name nobody).
     const jid = person.test(record.remoteJid) ? record.remoteJid : record.fromMe ? null : record.participant;
     if (!jid || !person.test(jid)) return;
@@ -93,6 +111,7 @@ export class HistoryRecorder implements StoredMessageHook {
       if (isNew) contacts.delete(jid);
       else contacts.set(jid, before);
     });
+    if (!announce) return;
     const data = [{ remoteJid: jid, pushName: pushName ?? before, profilePicUrl: null, instanceId: instance.id }];
     this.deps.events.emit(announce, this.deps.sourceOf(instance), isNew ? 'CONTACTS_UPSERT' : 'CONTACTS_UPDATE', data);
   }

@@ -6,7 +6,7 @@ import { inUnit } from '../platform/store/unit.js';
 import { GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
 import type { EventWriter } from '../events/writer.js';
-import type { ConnectorHost, InboundMessage, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
 import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
@@ -19,6 +19,8 @@ import type { InstanceRegistry } from './registry.js';
 import type { SessionStore } from './sessions.js';
 import type { ConnectionState, Instance } from '../core/instance.js';
 import { eventSourceOf } from '../core/event-envelope.js';
+import type { ProxySettings } from '../core/proxy.js';
+import type { ProxyStore } from './proxies.js';
 
 export interface ConnectorHostDeps {
   db: Db;
@@ -33,6 +35,15 @@ export interface ConnectorHostDeps {
   keepReceived?: boolean;
   /** Stores edits and deletions for everyone of stored messages, and announces them. */
   changes: MessageChanges;
+  /** Each instance's proxy. */
+  proxies: ProxyStore;
+  /** Stores the labels and chat labels connectors report, and announces what changed. */
+  labels: LabelKeeper;
+}
+
+/** Keeps an instance's labels and its chats' labels (history/label-book.ts). */
+export interface LabelKeeper {
+  changed(instance: Instance, change: LabelChange): Promise<void>;
 }
 
 /** Told when an instance's connection opens or closes (after it is stored; a logout before). */
@@ -134,6 +145,12 @@ export class InstanceConnectorHost implements ConnectorHost {
     return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
+  async labelChanged(instanceId: string, change: LabelChange): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance) return;
+    await this.deps.labels.changed(instance, change);
+  }
+
   async eventOccurred(instanceId: string, event: EventName, data: unknown): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
@@ -145,11 +162,16 @@ export class InstanceConnectorHost implements ConnectorHost {
   async messagesSynced(instanceId: string, messages: InboundMessage[]): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance || messages.length === 0) return;
+    const alongside = this.deps.alongside;
+    await alongside?.ready(instanceId);
     await inUnit(this.deps.db, async (unit) => {
       const stored = [];
       for (const message of messages) {
         const record = this.inboundRecord(instanceId, message);
-        if (await this.insertOnce(unit, record)) stored.push(presentMessage(record));
+        if (!(await this.insertOnce(unit, record))) continue;
+        stored.push(presentMessage(record));
+        // Their chats and contacts are kept too, so the find routes show the synced conversations.
+        alongside?.stored(unit, record, unit, 'synced');
       }
       if (stored.length > 0) this.deps.events.emit(unit, this.source(instance), 'MESSAGES_SET', stored);
     });
@@ -162,6 +184,10 @@ export class InstanceConnectorHost implements ConnectorHost {
   async providerToken(instanceId: string): Promise<string | null> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     return instance ? this.deps.registry.providerTokenOf(instance) : null;
+  }
+
+  proxy(instanceId: string): Promise<ProxySettings | null> {
+    return this.deps.proxies.inEffect(instanceId);
   }
 
   async loadMedia(blobId: string): Promise<Buffer | null> {

@@ -74,6 +74,13 @@ export class InstanceLifecycle {
     return connector;
   }
 
+  /** The instance's proxy changed: a running connector reconnects what goes through it (a closed one reads it at start). */
+  async proxyChanged(instance: Instance): Promise<void> {
+    const connector = this.connectors.get(instance.id);
+    if (!connector || connector.state() === 'close') return;
+    await connector.proxyChanged?.();
+  }
+
   async logout(instance: Instance): Promise<void> {
     await this.attach(instance).logout();
   }

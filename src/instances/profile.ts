@@ -3,6 +3,7 @@ import type { Connector, ProfileInfo } from '../core/connector.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance, PrivacySettings } from '../core/instance.js';
+import type { ProxySettings } from '../core/proxy.js';
 import { loadMedia } from '../media/load.js';
 import { profilePicture } from '../media/profile-picture.js';
 import { toJid } from '../messages/jid.js';
@@ -15,6 +16,8 @@ export interface ProfileOperationsDeps {
   storeProfile(instance: Instance, change: { profileName?: string; profileStatus?: string; profilePicUrl?: string | null }): Promise<unknown>;
   /** How a picture given as a URL is fetched (the guarded media fetcher), and the largest taken. */
   media: { maxBytes: number; denyPrivate: boolean; fetchTimeoutMs: number };
+  /** The instance's proxy in effect (a picture URL is downloaded through it); absent: none. */
+  proxyOf?(instance: Instance): Promise<ProxySettings | null>;
 }
 
 /** What an account that never changed its privacy settings has (WhatsApp's defaults for a new account). */
@@ -82,7 +85,8 @@ export class ProfileOperations {
     if (picture === undefined || picture.trim() === '') throw invalidInput('picture is required: an image URL or base64');
     const connector = this.linked(instance, 'changing the profile picture');
     const { maxBytes, denyPrivate, fetchTimeoutMs } = this.deps.media;
-    const loaded = await loadMedia(picture, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field: 'picture' });
+    const proxy = (await this.deps.proxyOf?.(instance)) ?? null;
+    const loaded = await loadMedia(picture, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field: 'picture', proxy });
     const jpeg = await profilePicture(loaded.bytes, 'picture');
     await connector.profile?.setPicture(jpeg);
     const own = instance.ownerJid;

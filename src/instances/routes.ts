@@ -35,6 +35,7 @@ function createBody(kinds: ConnectorKinds, sinkCreation: SinkCreation) {
     businessId: Type.Optional(Type.String()),
     ...settingsFields,
     ...pacingField,
+    ...proxyCreationFields,
     ...sinkCreation.fields,
   });
 }
@@ -95,6 +96,15 @@ const StateAnswer = Type.Object({
     lastActivityAt: Type.Optional(Type.String({ description: 'When the connection last heard from the messenger (ISO time)' })),
   }),
 });
+
+/** Evolution's flat proxy fields of a create (see proxy/set for their meaning). */
+const proxyCreationFields = {
+  proxyHost: Type.Optional(Type.String({ description: "The proxy's host name or IP address; with proxyPort and proxyProtocol the instance's proxy" })),
+  proxyPort: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: '1-65535, as a string or an integer' })),
+  proxyProtocol: Type.Optional(Type.String({ description: 'http, https, socks4 or socks5' })),
+  proxyUsername: Type.Optional(Type.String()),
+  proxyPassword: Type.Optional(Type.String({ description: 'Stored sealed; never answered' })),
+};
 
 const FetchQuery = Type.Object({
   instanceName: Type.Optional(Type.String()),
@@ -178,6 +188,13 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
         settings,
         pacing: body.pacing,
         sinks,
+        proxy: {
+          host: body.proxyHost,
+          port: body.proxyPort,
+          protocol: body.proxyProtocol,
+          username: body.proxyUsername,
+          password: body.proxyPassword,
+        },
       });
       const { instance, apikey } = created;
       return reply.status(201).send({

@@ -16,6 +16,9 @@ import type { InstanceLifecycle } from './lifecycle.js';
 import type { InstanceRemoval } from './removal.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 import type { Instance, Integration, PrivacySettings, Settings } from '../core/instance.js';
+import type { ProxyInput, ProxySettings } from '../core/proxy.js';
+import type { ProxyStore } from './proxies.js';
+import type { ProxyService } from './proxy-service.js';
 import { effectivePacing, mergePacing, pacingProblem, type Pacing, type PacingChoice } from '../core/pacing.js';
 
 export interface CreateInstanceInput {
@@ -30,6 +33,8 @@ export interface CreateInstanceInput {
   /** The pacing fields chosen (the others: the service's defaults). */
   pacing?: PacingChoice;
   sinks: { kind: SinkKind; config: SinkConfig }[];
+  /** The proxy fields of the request (`proxyHost`, `proxyPort`…), checked and probed before anything is created. */
+  proxy?: ProxyInput;
 }
 
 /** A connection as connect and restart answer it: open, or the QR code while linking. */
@@ -65,6 +70,8 @@ export class InstanceService {
       globalApiKey: string;
       /** The pacing of instances that set none of their own (PACING_* variables). */
       pacingDefaults: Pacing;
+      /** Checks a create's proxy fields; the store keeps the proxy with the instance. */
+      proxies?: { check: Pick<ProxyService, 'forCreate'>; store: Pick<ProxyStore, 'set'> };
     },
   ) {}
 
@@ -77,7 +84,8 @@ export class InstanceService {
     if (input.pacing) this.checkPacing(input.pacing);
     // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).
     kind.linkAtCreation?.check(input);
-    const { instance, apikey } = await this.insert(input, kind);
+    const proxy = input.proxy && this.deps.proxies ? await this.deps.proxies.check.forCreate(input.proxy) : null;
+    const { instance, apikey } = await this.insert(input, kind, proxy);
     let qrcode: QrState | null | undefined;
     let problem: ConnectionProblem | null = null;
     if (kind.linkAtCreation) {
@@ -99,7 +107,7 @@ export class InstanceService {
     return { instance, apikey, ...(qrcode !== undefined ? { qrcode } : {}), ...(problem && !qrcode ? { problem } : {}) };
   }
 
-  private async insert(input: CreateInstanceInput, kind: ConnectorKind): Promise<{ instance: Instance; apikey: string }> {
+  private async insert(input: CreateInstanceInput, kind: ConnectorKind, proxy: ProxySettings | null): Promise<{ instance: Instance; apikey: string }> {
     const { registry } = this.deps;
     if (registry.byInstanceName(input.name)) throw forbidden(`This name "${input.name}" is already in use.`);
     const fields = kind.creationFields(input);
@@ -135,6 +143,7 @@ export class InstanceService {
           pacing: input.pacing,
         });
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
+        if (proxy) await this.deps.proxies?.store.set(unit, id, proxy);
         this.deps.events.emit(
           unit,
           eventSourceOf(created, () => apikey),
@@ -212,14 +221,18 @@ export class InstanceService {
     return answerOrProblem(instance, await this.deps.lifecycle.restart(instance), false);
   }
 
-  /** The live state, when the connection last heard from the messenger (truthful health), and why it is not open. */
+  /**
+   * The live state, when the connection last heard from the messenger (truthful health), and why it is not open: the
+   * connector's problem (WhatsApp Web cannot be reached…), or the reason it knows (an unreachable proxy…).
+   */
   connectionState(instance: Instance): LiveConnection {
     const connector = this.deps.lifecycle.connectorOf(instance.id);
     const state = connector?.state() ?? instance.status;
+    const known = connector?.stateReason?.() ?? null;
     return {
       state,
       lastActivityAt: connector?.lastActivityAt?.() ?? null,
-      problem: state === 'open' ? null : (connector?.problem?.() ?? null),
+      problem: state === 'open' ? null : (connector?.problem?.() ?? (known ? { reason: known, statusCode: 503 } : null)),
     };
   }
 

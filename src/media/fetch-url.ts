@@ -1,9 +1,14 @@
 // Downloads media from a caller-supplied http(s) URL safely: guarded addresses, manual redirects, size cap.
 
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { request, type Dispatcher } from 'undici';
 import { CodedError, invalidInput, tooLarge } from '../core/errors.js';
-import { checkLiteralHost, findForbiddenAddressError, urlHost } from '../platform/net/address-policy.js';
+import type { ProxySettings } from '../core/proxy.js';
+import { checkLiteralHost, findForbiddenAddressError, isForbiddenAddress, urlHost } from '../platform/net/address-policy.js';
 import { sharedGuardedDispatcher } from '../platform/net/guarded-dispatcher.js';
+import { sharedProxyDispatcher } from '../platform/net/proxy-dispatcher.js';
+import { proxyFailureOf } from '../platform/net/proxy-failure.js';
 import { formatBytes } from './size.js';
 
 export interface FetchMediaOptions {
@@ -15,6 +20,8 @@ export interface FetchMediaOptions {
   field: string;
   /** Overrides the shared guarded dispatcher (tests). */
   dispatcher?: Dispatcher;
+  /** The instance's proxy: the download goes through it (null or absent: directly). */
+  proxy?: ProxySettings | null;
 }
 
 export interface FetchedMedia {
@@ -48,6 +55,26 @@ function assertFetchable(url: URL, opts: FetchMediaOptions): void {
   }
   const forbidden = checkLiteralHost(url, { denyPrivate: opts.denyPrivate });
   if (forbidden) throw forbiddenError(forbidden, opts.field);
+}
+
+/**
+ * Through a proxy the destination's name is resolved by the proxy, so the guard cannot pin the address connected to.
+ * A name that resolves here to a refused address is refused all the same (any of its addresses); a name that does not
+ * resolve here is left to the proxy (a proxy is often how a closed network reaches the outside at all).
+ */
+async function assertNameAllowed(url: URL, opts: FetchMediaOptions): Promise<void> {
+  const host = urlHost(url);
+  if (isIP(host)) return;
+  let addresses: { address: string }[];
+  try {
+    addresses = await lookup(host, { all: true, verbatim: true });
+  } catch {
+    return;
+  }
+  for (const { address } of addresses) {
+    const reason = isForbiddenAddress(address, { denyPrivate: opts.denyPrivate });
+    if (reason) throw forbiddenError({ host, address, reason }, opts.field);
+  }
 }
 
 function forbiddenError(err: { host: string; address: string; reason: string }, field: string): CodedError {
@@ -92,9 +119,11 @@ function errorCode(err: unknown): string | undefined {
 /** Turns whatever the download threw into a coded error a caller can act on. */
 function toCodedError(err: unknown, url: URL, opts: FetchMediaOptions, signal: AbortSignal): CodedError {
   if (err instanceof CodedError) return err;
+  const field = opts.field;
+  const throughProxy = opts.proxy ? proxyFailureOf(err, opts.proxy) : null;
+  if (throughProxy) return invalidInput(`${field} URL could not be fetched through the instance's proxy: ${throughProxy}`);
   const forbidden = findForbiddenAddressError(err);
   if (forbidden) return forbiddenError(forbidden, opts.field);
-  const field = opts.field;
   if (signal.aborted) return invalidInput(`${field} URL did not finish downloading within ${opts.timeoutMs / 1000} seconds`);
   const code = errorCode(err);
   const host = urlHost(url);
@@ -121,15 +150,17 @@ function toCodedError(err: unknown, url: URL, opts: FetchMediaOptions, signal: A
 
 export async function fetchMedia(url: URL, opts: FetchMediaOptions): Promise<FetchedMedia> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
-  const dispatcher = opts.dispatcher ?? sharedGuardedDispatcher(opts.denyPrivate);
+  // Built after the destination's checks (a proxy at a refused address is refused when built): inside the try.
+  const dispatcher = () => opts.dispatcher ?? (opts.proxy ? sharedProxyDispatcher(opts.proxy, opts.denyPrivate) : sharedGuardedDispatcher(opts.denyPrivate));
   const sizeExceeded = () => tooLarge(`${opts.field} is larger than the ${formatBytes(opts.maxBytes)} limit`);
   let current = url;
   try {
     for (let redirects = 0; ; redirects++) {
       assertFetchable(current, opts);
+      if (opts.proxy) await assertNameAllowed(current, opts);
       const res = await request(current, {
         method: 'GET',
-        dispatcher,
+        dispatcher: dispatcher(),
         signal,
         headers: { 'user-agent': 'Switchboard media fetcher', accept: '*/*', 'accept-encoding': 'identity' },
       });

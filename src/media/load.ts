@@ -3,6 +3,7 @@
 import { invalidInput } from '../core/errors.js';
 import { decodeBase64, decodeDataUrl, notMedia } from './base64.js';
 import { fetchMedia } from './fetch-url.js';
+import type { ProxySettings } from '../core/proxy.js';
 
 export interface LoadMediaOptions {
   /** Largest accepted media, in bytes (413 beyond it). */
@@ -13,6 +14,8 @@ export interface LoadMediaOptions {
   timeoutMs: number;
   /** Request field name used in error messages: media, sticker, content… */
   field: string;
+  /** The instance's proxy, which a URL is downloaded through (null or absent: directly). */
+  proxy?: ProxySettings | null;
 }
 
 export interface LoadedMedia {

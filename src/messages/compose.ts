@@ -275,3 +275,24 @@ export function reactionContent(key: { remoteJid: string; fromMe: boolean; id: s
     },
   };
 }
+
+/**
+ * A Meta message template send (WHATSAPP-BUSINESS): Meta's own template object (name, language code, components as
+ * given), stored as `templateMessage`; a quote rides along as `contextInfo` (Graph's `context`).
+ */
+export function templateContent(
+  template: { name: string; language: string; components?: Record<string, unknown>[] },
+  contextInfo: Record<string, unknown> | undefined,
+) {
+  return {
+    messageType: 'templateMessage',
+    content: {
+      templateMessage: {
+        name: template.name,
+        language: { code: template.language },
+        ...(template.components && template.components.length > 0 ? { components: template.components } : {}),
+        ...(contextInfo ? { contextInfo } : {}),
+      },
+    },
+  };
+}

@@ -1,9 +1,10 @@
 // The send use cases: each API send turned into the message content to queue (quotes, media, lists, statuses, places,
 // contact cards, reactions).
 import type { Connector } from '../core/connector.js';
-import type { ConnectorKinds, MessageOperation } from '../core/connector-kind.js';
+import type { ConnectorKinds, MessageOperation, Operation } from '../core/connector-kind.js';
 import { invalidInput } from '../core/errors.js';
 import type { Instance } from '../core/instance.js';
+import type { ProxySettings } from '../core/proxy.js';
 import type { Db } from '../platform/store/types.js';
 import { loadMedia } from '../media/load.js';
 import { prepareMedia, type MediaKind, type PreparedMedia } from '../media/prepare.js';
@@ -22,10 +23,12 @@ import {
   pollContent,
   reactionContent,
   statusTextContent,
+  templateContent,
   textContent,
   type ContextInput,
 } from './compose.js';
 import { ptvContent, voiceNoteContent } from './compose-voice.js';
+import { asParticipant, mentionsOf, setMentions } from './group-mentions.js';
 import { recipientJid, statusBroadcastJid, statusViewerJid } from './jid.js';
 import { findMessageByKey } from './records.js';
 import type { BuiltMessage, SendService } from './send-service.js';
@@ -43,6 +46,7 @@ import {
   type TextSend,
   type WhatsAppAudioSend,
 } from './send-schemas.js';
+import type { TemplateSend } from './template-schemas.js';
 
 /** What makes a send request itself, beside its body: the route (for idempotency) and the Idempotency-Key. */
 export interface SendRequest {
@@ -61,6 +65,8 @@ export interface OutgoingDeps {
   media: { maxBytes: number; denyPrivate: boolean; fetchTimeoutMs: number };
   /** Converts voice notes and measures round videos (a child process, bounded). */
   ffmpeg: Ffmpeg;
+  /** The instance's proxy in effect (media URLs are downloaded through it); absent: none. */
+  proxyOf?(instance: Instance): Promise<ProxySettings | null>;
 }
 
 type Common = { number: string; delay?: number; mentionsEveryOne?: boolean } & ContextInput;
@@ -80,7 +86,7 @@ export class OutgoingMessages {
     return this.send(instance, 'media', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const media = await this.loadAndPrepare(body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
+      const media = await this.loadAndPrepare(instance, body.media, body.mediatype as MediaKind, 'media', body.fileName, body.mimetype);
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption, contextInfo }) };
     });
@@ -90,7 +96,7 @@ export class OutgoingMessages {
     return this.send(instance, 'sticker', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const media = await this.loadAndPrepare(body.sticker, 'sticker', 'sticker');
+      const media = await this.loadAndPrepare(instance, body.sticker, 'sticker', 'sticker');
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { remoteJid, mediaBlob, ...mediaContent(media, uploaded, { contextInfo }) };
     });
@@ -104,7 +110,7 @@ export class OutgoingMessages {
     return this.send(instance, 'voiceNote', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const loaded = await this.load(body.audio, 'audio');
+      const loaded = await this.load(instance, body.audio, 'audio');
       const voice = await prepareVoiceNote(this.deps.ffmpeg, loaded.bytes, {
         field: 'audio',
         convert: body.encoding !== false,
@@ -121,7 +127,7 @@ export class OutgoingMessages {
     return this.send(instance, 'ptv', body, request, async () => {
       const remoteJid = recipientJid(body.number);
       const contextInfo = await this.contextOf(instance, body);
-      const loaded = await this.load(body.video, 'video');
+      const loaded = await this.load(instance, body.video, 'video');
       const video = await prepareRoundVideo(this.deps.ffmpeg, loaded.bytes, { field: 'video', maxBytes: this.deps.media.maxBytes });
       const media = await prepareMedia(video.bytes, 'video', { field: 'video' });
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
@@ -172,7 +178,7 @@ export class OutgoingMessages {
       let header: Record<string, unknown> | undefined;
       let mediaBlob: Buffer | undefined;
       if (body.thumbnailUrl !== undefined && body.buttons.every((button) => button.type !== 'pix')) {
-        const media = await this.loadAndPrepare(body.thumbnailUrl, 'image', 'thumbnailUrl');
+        const media = await this.loadAndPrepare(instance, body.thumbnailUrl, 'image', 'thumbnailUrl');
         const uploaded = await this.uploadFor(instance, media);
         mediaBlob = uploaded.mediaBlob;
         header = imageHeader(mediaContent(media, uploaded.uploaded, {}).content.imageMessage as Record<string, unknown>);
@@ -197,6 +203,14 @@ export class OutgoingMessages {
     });
   }
 
+  /** A Meta message template (WHATSAPP-BUSINESS), queued and stored like any send; its components go to Meta as given. */
+  template(instance: Instance, body: TemplateSend, request: SendRequest) {
+    return this.send(instance, 'templates', body, request, async () => {
+      const remoteJid = recipientJid(body.number);
+      return { remoteJid, ...templateContent(body, await this.contextOf(instance, body)) };
+    });
+  }
+
   status(instance: Instance, body: StatusSend, request: SendRequest) {
     return this.send(instance, 'status', {}, request, async () => {
       const statusJidList = await this.statusAudience(instance, body);
@@ -207,7 +221,7 @@ export class OutgoingMessages {
         if (body.font === undefined) throw invalidInput('font is required for a text status (0 to 5)');
         return { ...base, ...statusTextContent(body.content, body.backgroundColor, body.font) };
       }
-      const media = await this.loadAndPrepare(body.content, body.type as MediaKind, 'content');
+      const media = await this.loadAndPrepare(instance, body.content, body.type as MediaKind, 'content');
       const { uploaded, mediaBlob } = await this.uploadFor(instance, media);
       return { ...base, mediaBlob, ...mediaContent(media, uploaded, { caption: body.caption }) };
     });
@@ -226,7 +240,13 @@ export class OutgoingMessages {
     return body.statusJidList.map((n, i) => statusViewerJid(n, `statusJidList[${i}]`));
   }
 
-  private async send(instance: Instance, operation: MessageOperation, common: Partial<Common>, request: SendRequest, build: () => Promise<BuiltMessage>) {
+  private async send(
+    instance: Instance,
+    operation: MessageOperation | Extract<Operation, 'templates'>,
+    common: Partial<Common>,
+    request: SendRequest,
+    build: () => Promise<BuiltMessage>,
+  ) {
     this.deps.kinds.assertCan(instance, operation);
     const connector = this.deps.connectorOf(instance);
     return this.deps.sends.submit(
@@ -240,9 +260,9 @@ export class OutgoingMessages {
         awaitFirstAttempt: awaitsFirstAttempt(connector, common.delay),
       },
       async () => {
-        const built = await build();
+        const built = await inGroup(instance, connector, await build(), common);
         // What the instance's messenger could never take is refused now, before anything is stored or announced.
-        connector.messaging.check?.(built);
+        await connector.messaging.check?.(built);
         const alternate = connector.contacts?.alternateAddress?.(built.remoteJid);
         return alternate ? { ...built, remoteJidAlt: alternate } : built;
       },
@@ -264,19 +284,50 @@ export class OutgoingMessages {
     return uploaded.url ? { uploaded } : { uploaded, mediaBlob: media.bytes };
   }
 
-  private load(input: string, field: string) {
+  /** A URL is downloaded through the instance's proxy, when it has one. */
+  private async load(instance: Instance, input: string, field: string) {
     const { maxBytes, denyPrivate, fetchTimeoutMs } = this.deps.media;
-    return loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field });
+    const proxy = (await this.deps.proxyOf?.(instance)) ?? null;
+    return loadMedia(input, { maxBytes, denyPrivate, timeoutMs: fetchTimeoutMs, field, proxy });
   }
 
-  private async loadAndPrepare(input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
-    const loaded = await this.load(input, field);
+  private async loadAndPrepare(instance: Instance, input: string, kind: MediaKind, field: string, fileName?: string, mimetype?: string) {
+    const loaded = await this.load(instance, input, field);
     return prepareMedia(loaded.bytes, kind, {
       fileName: fileName ?? loaded.fileNameHint,
       declaredMimetype: mimetype ?? loaded.declaredMimetype,
       field,
     });
   }
+}
+
+/**
+ * A message to a group carries its sender as `participant` (filled in when it leaves, if the instance is not linked
+ * yet), and its mentions as the group knows its participants: everyone for `mentionsEveryOne`, the people of
+ * `mentioned` by the address the group lists them under. Without the group's participants at hand (not linked), the
+ * connector resolves `mentionsEveryOne` when the message leaves.
+ */
+async function inGroup(instance: Instance, connector: Connector, built: BuiltMessage, common: Partial<Common>): Promise<BuiltMessage> {
+  if (!built.remoteJid.endsWith('@g.us')) return built;
+  const message = { ...built, participant: built.participant ?? instance.ownerJid ?? '' };
+  const wantsMentions = common.mentionsEveryOne === true || (common.mentioned?.length ?? 0) > 0;
+  if (!wantsMentions || !connector.groups || connector.state() !== 'open') return message;
+  const metadata = await connector.groups.metadata(built.remoteJid).catch(() => null);
+  if (!metadata) return message;
+  if (common.mentionsEveryOne) {
+    setMentions(
+      message.content,
+      metadata.participants.map((p) => p.id),
+    );
+  } else {
+    const named = mentionsOf(message.content);
+    if (named)
+      setMentions(
+        message.content,
+        named.map((jid) => asParticipant(jid, metadata.participants)),
+      );
+  }
+  return message;
 }
 
 /**

@@ -119,7 +119,8 @@ export function presentMessage(record: MessageRecord) {
     messageTimestamp: String(record.timestamp),
     instanceId: record.instanceId,
     source: record.source,
-    ...(record.remoteJid === 'status@broadcast' && record.fromMe ? { participant: record.participant ?? '' } : {}),
+    // Status posts and group messages name their sender (the own account for sent ones), as WhatsApp's records do.
+    ...((record.remoteJid === 'status@broadcast' || record.remoteJid.endsWith('@g.us')) && record.fromMe ? { participant: record.participant ?? '' } : {}),
   };
 }
 

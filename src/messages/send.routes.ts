@@ -1,4 +1,4 @@
-// Send routes: text, media, sticker, list, poll, status, location, contact, reaction, voice note and round video; each answers 201 with the PENDING record at once.
+// Send routes: text, media, sticker, list, poll, status, location, contact, reaction, template, voice note and round video; each answers 201 with the PENDING record at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
@@ -6,6 +6,7 @@ import type { Instance } from '../core/instance.js';
 import { pathInstance } from '../platform/http/auth.js';
 import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import { ButtonsBody } from './buttons-schema.js';
+import { TemplateSendBody } from './template-schemas.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
 import { formatBytes } from '../media/size.js';
 import { isMultipart, multipartBody, registerMultipart } from '../platform/http/multipart-body.js';
@@ -179,6 +180,7 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
     withExample(StatusBody, { type: 'text', content: 'Open today', backgroundColor: '#198754', font: 1, statusJidList: ['5511999999999'] }),
     (i, b, r) => outgoing.status(i, b, r),
   );
+  sendRoute('sendTemplate', 'Send an approved Meta message template (WHATSAPP-BUSINESS)', TemplateSendBody, (i, b, r) => outgoing.template(i, b, r));
   await sendRoute(
     'sendWhatsAppAudio',
     'Send a voice note (converted to OGG/Opus, with its length and waveform)',

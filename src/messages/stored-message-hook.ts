@@ -7,7 +7,8 @@ export interface StoredMessageHook {
   ready(instanceId: string): Promise<void> | undefined;
   /**
    * Queues into `unit` what goes with `record`, and its events into `announce`: the unit itself, or (a received
-   * message) the unit's rows kept only if the message is stored, not already there.
+   * message) the unit's rows kept only if the message is stored, not already there. `synced`: an old message of a
+   * history sync (it is no unread news, and the messenger's own chat and contact lists announced its chat).
    */
-  stored(unit: UpsertSink, record: MessageRecord, announce: RowSink): void;
+  stored(unit: UpsertSink, record: MessageRecord, announce: RowSink, arrival?: 'live' | 'synced'): void;
 }

@@ -1,5 +1,5 @@
-// Every message, chat and profile operation of the n8n community node (n8n-nodes-evolution-api 1.0.4, its own request
-// code) against two linked sandbox instances, on both stores: each succeeds and the server did what it asked.
+// Every message, chat, profile and group operation of the n8n community node (n8n-nodes-evolution-api 1.0.4, its own
+// request code) against linked sandbox instances, on both stores: each succeeds and the server did what it asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
@@ -42,7 +42,7 @@ function mp4Header(): Buffer {
 }
 
 describe.each(targets)('the n8n community node on $name', (target) => {
-  describe.skipIf(!target.available)(`its message, chat and profile operations (${target.name})`, () => {
+  describe.skipIf(!target.available)(`its message, chat, profile and group operations (${target.name})`, () => {
     let t: TestApp;
     let rx: Receiver;
     let a: Party;
@@ -211,6 +211,52 @@ describe.each(targets)('the n8n community node on $name', (target) => {
       expect(await run('profile-api', 'fetch-privacy-settings', { instanceName: a.name })).toEqual(privacy);
       const renamed = await run('profile-api', 'fetch-profile', { instanceName: b.name, remoteJid: a.number });
       expect(renamed.name).toBe('Alice n8n');
+    });
+
+    it('groups: every operation, from create to leave, on sandbox groups', async () => {
+      const c = await sandboxParty(t, rx, 'n8n-c', 'Carol');
+      const group = await run('groups-api', 'create-group', { instanceName: a.name, subject: 'n8n group', description: 'made by n8n', participants: b.number });
+      const groupJid: string = group.id;
+      expect(group).toMatchObject({ subject: 'n8n group', desc: 'made by n8n', owner: `${a.number}@s.whatsapp.net`, size: 2 });
+      await rx.waitFor(() => rx.of('groups.upsert', b.name).some((e) => e.body.data[0]?.id === groupJid), 10_000);
+
+      expect(await run('groups-api', 'update-group-name', { instanceName: a.name, groupJid, subject: 'n8n group 2' })).toEqual({ update: 'success' });
+      expect(await run('groups-api', 'update-group-description', { instanceName: a.name, groupJid, description: 'rules' })).toEqual({ update: 'success' });
+      expect(await run('groups-api', 'update-group-picture', { instanceName: a.name, groupJid, image: png.toString('base64') })).toEqual({ update: 'success' });
+
+      const invite = await run('groups-api', 'fetch-invite-code', { instanceName: a.name, groupJid });
+      expect(invite.inviteUrl).toBe(`https://chat.whatsapp.com/${invite.inviteCode}`);
+      const revoked = await run('groups-api', 'revoke-invite-code', { instanceName: a.name, groupJid });
+      expect(revoked).toMatchObject({ revoked: true, inviteCode: expect.not.stringMatching(invite.inviteCode) });
+      const byCode = await run('groups-api', 'fetch-groups', { instanceName: c.name, searchMethod: 'inviteCode', inviteCode: revoked.inviteCode });
+      expect(byCode).toMatchObject({ id: groupJid, subject: 'n8n group 2', desc: 'rules' });
+      expect(await run('groups-api', 'join-group', { instanceName: c.name, inviteCode: revoked.inviteCode })).toEqual({ accepted: true, groupJid });
+
+      const sent = await run('groups-api', 'send-invite-link', { instanceName: a.name, groupJid, description: 'join us', numbers: `${b.number}, ${c.number}` });
+      expect(sent).toEqual({ send: true, inviteUrl: `https://chat.whatsapp.com/${revoked.inviteCode}` });
+      await rx.waitFor(() => rx.of('messages.upsert', c.name).some((e) => e.body.data.message?.conversation?.endsWith(sent.inviteUrl)), 10_000);
+
+      const byJid = await run('groups-api', 'fetch-groups', { instanceName: b.name, searchMethod: 'groupJid', groupJid });
+      expect(byJid).toMatchObject({ id: groupJid, size: 3, pictureUrl: expect.any(String) });
+      const all = await run('groups-api', 'fetch-groups', { instanceName: b.name, searchMethod: 'fetchAll', getParticipants: true });
+      expect(all.find((g: Json) => g.id === groupJid).participants).toHaveLength(3);
+      const participants = await run('groups-api', 'find-participants', { instanceName: b.name, groupJid });
+      expect(participants.participants.map((p: Json) => p.id)).toEqual([a.number, b.number, c.number].map((n) => `${n}@s.whatsapp.net`));
+
+      for (const action of ['promote', 'demote', 'remove', 'add']) {
+        const changed = await run('groups-api', 'update-participants', { instanceName: a.name, groupJid, action, participants: c.number });
+        expect(changed.updateParticipants, action).toEqual([expect.objectContaining({ status: '200', jid: `${c.number}@s.whatsapp.net` })]);
+      }
+      for (const action of ['announcement', 'not_announcement', 'locked', 'unlocked']) {
+        expect(await run('groups-api', 'update-settings', { instanceName: a.name, groupJid, action }), action).toEqual({});
+      }
+      expect(await run('groups-api', 'toggle-ephemeral', { instanceName: a.name, groupJid, expiration: 86400 })).toEqual({ success: true });
+      await rx.waitFor(() => rx.of('groups.update', c.name).some((e) => e.body.data[0]?.ephemeralDuration === 86400), 10_000);
+      expect(await run('groups-api', 'leave-group', { instanceName: c.name, groupJid })).toEqual({ groupJid, leave: true });
+      await rx.waitFor(
+        () => rx.of('group-participants.update', a.name).some((e) => e.body.data.action === 'remove' && e.body.data.author === `${c.number}@s.whatsapp.net`),
+        10_000,
+      );
     });
   });
 });

@@ -25,8 +25,16 @@ function documentedRoutes(): Row[] {
 const rootPaths = new Set(['/metrics', '/manager', '/verify-creds']);
 const servedAt = (path: string) => (rootPaths.has(path) ? path : `/messenger${path}`).replace('{instance}', ':instance');
 
-/** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, the API document; the welcome and the health check). */
-const ownRoutes = [/^\/messenger\/sandbox\//, /^\/messenger\/webhook\/(deliveries|redeliver)\//, /^\/messenger\/docs/, /^\/$/, /^\/health$/];
+/** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, docs/manager.md, the API document; the welcome and the health check). */
+const ownRoutes = [
+  /^\/messenger\/cluster$/,
+  /^\/messenger\/sandbox\//,
+  /^\/messenger\/webhook\/(deliveries|redeliver)\//,
+  /^\/messenger\/docs/,
+  /^\/messenger\/instance\/activity$/,
+  /^\/$/,
+  /^\/health$/,
+];
 
 describe('the table of every route in docs/compatibility.md', () => {
   const rows = documentedRoutes();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pgUrl, postgresAvailable } from '../support/postgres.js';
-import { freePort, serviceSetup, startService } from '../support/service-process.js';
+import { freePort, killService, serviceSetup, startService, waitUntilUp } from '../support/service-process.js';
 
 const pgUp = await postgresAvailable('the start-up failures that reach PostgreSQL are');
 const dir = mkdtempSync(join(tmpdir(), 'sb-startup-'));
@@ -120,4 +120,28 @@ describe('start-up failure of the HTTP port', () => {
     expectOneLine(failure, new RegExp(`^SERVER_PORT: port ${port} is already in use`));
     expect(existsSync(database)).toBe(false);
   }, 90_000);
+});
+
+describe('SQLite is a one-node store', () => {
+  it('refuses a second process on the same SQLite file, and starts again once the first is killed', async () => {
+    const database = `file:${join(dir, 'one-node', 'switchboard.db')}`;
+    const first = await serviceSetup(join(dir, 'one-node-data'), database);
+    const running = startService(first.env);
+    await waitUntilUp(first.base, running);
+
+    const failure = await failedStart({ DATABASE_CONNECTION_URI: database });
+    expectOneLine(
+      failure,
+      /^DATABASE_CONNECTION_URI: another Switchboard process is using the SQLite database at .+one-node\/switchboard\.db; SQLite is a one-node store/,
+    );
+    // The running node is untouched by the refused one.
+    expect((await fetch(`${first.base}/health`)).status).toBe(200);
+
+    // A crash leaves no stale lock behind: the operating system drops it with the process.
+    await killService(running);
+    const next = await serviceSetup(join(dir, 'one-node-data'), database);
+    const restarted = startService(next.env);
+    await waitUntilUp(next.base, restarted);
+    await killService(restarted);
+  }, 180_000);
 });

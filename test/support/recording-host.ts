@@ -1,5 +1,5 @@
 // A ConnectorHost that records what a connector reports and passes every call on to the host it wraps.
-import type { ConnectorHost, InboundMessage, MessageChange, Presence, QrState } from '../../src/core/connector.js';
+import type { ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState } from '../../src/core/connector.js';
 import type { ConnectionState } from '../../src/core/instance.js';
 import type { EventName } from '../../src/core/event-catalog.js';
 import type { MessageStatus } from '../../src/core/message-status.js';
@@ -17,6 +17,7 @@ interface RecordedArgs {
   eventOccurred: [event: EventName, data: unknown];
   messagesSynced: [messages: InboundMessage[]];
   messageChanged: [change: MessageChange];
+  labelChanged: [change: LabelChange];
   saveSession: [data: Record<string, unknown> | null];
 }
 
@@ -36,6 +37,7 @@ export type NamedCall =
   | { kind: 'event'; id: string; event: EventName; data: unknown }
   | { kind: 'synced'; id: string; messages: InboundMessage[] }
   | { kind: 'changed'; id: string; change: MessageChange }
+  | { kind: 'label'; id: string; change: LabelChange }
   | { kind: 'saveSession'; id: string; data: Record<string, unknown> | null };
 
 function named(call: HostCall): NamedCall {
@@ -59,6 +61,8 @@ function named(call: HostCall): NamedCall {
       return { kind: 'synced', id, messages: call.args[0] };
     case 'messageChanged':
       return { kind: 'changed', id, change: call.args[0] };
+    case 'labelChanged':
+      return { kind: 'label', id, change: call.args[0] };
     case 'saveSession':
       return { kind: 'saveSession', id, data: call.args[0] };
   }
@@ -70,7 +74,7 @@ export interface RecordingOptions {
 }
 
 /**
- * Records what a connector reports (connection, QR, messages, receipts, presence, logout, events, history; session
+ * Records what a connector reports (connection, QR, messages, receipts, presence, logout, events, history, labels; session
  * saves when asked) and passes every call on to `inner`: the real runtime, or a stand-in core. Reads are not recorded.
  */
 export class RecordingHost implements ConnectorHost {
@@ -124,6 +128,10 @@ export class RecordingHost implements ConnectorHost {
     this.record('messageChanged', instanceId, [change]);
     return this.inner.messageChanged(instanceId, change);
   }
+  labelChanged(instanceId: string, change: LabelChange) {
+    this.record('labelChanged', instanceId, [change]);
+    return this.inner.labelChanged(instanceId, change);
+  }
   saveSession(instanceId: string, data: Record<string, unknown> | null) {
     if (this.options.recordSessionSaves) this.record('saveSession', instanceId, [data]);
     return this.inner.saveSession(instanceId, data);
@@ -134,6 +142,10 @@ export class RecordingHost implements ConnectorHost {
   currentInstance(instanceId: string) {
     return this.inner.currentInstance(instanceId);
   }
+  proxy(instanceId: string) {
+    return this.inner.proxy(instanceId);
+  }
+
   providerToken(instanceId: string) {
     return this.inner.providerToken(instanceId);
   }

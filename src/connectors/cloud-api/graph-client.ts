@@ -1,4 +1,4 @@
-// The few Graph API calls the connector makes (send, upload, mark read), with bearer auth, a time limit and error mapping.
+// The few Graph API calls the connector makes (send, upload, mark read, templates), with bearer auth, a time limit and error mapping.
 import { ProviderError } from '../../core/connector.js';
 import { CodedError } from '../../core/errors.js';
 import { mediaTooLarge } from '../../media/bytes-field.js';
@@ -89,6 +89,38 @@ export class GraphClient {
     }
     if (!response.ok) throw new ProviderError('refused', [`Meta's media download answered HTTP ${response.status} (the media may have expired)`]);
     return bytes;
+  }
+
+  /** POST /{whatsapp-business-account-id}/message_templates: submits a template; answers `{id, status, category}`. */
+  async createTemplate(businessId: string, token: string, template: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const answer = (await this.call('create template', `${this.path(businessId)}/message_templates`, token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(template),
+    })) as Record<string, unknown>;
+    if (typeof answer.id !== 'string' || answer.id === '') {
+      throw new ProviderError('failed', ['Meta Graph API accepted the template but answered without a template id']);
+    }
+    return answer;
+  }
+
+  /** GET /{whatsapp-business-account-id}/message_templates, page after page (at most `maxPages` of 100). */
+  async findTemplates(businessId: string, token: string, maxPages = 20): Promise<Record<string, unknown>[]> {
+    const templates: Record<string, unknown>[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < maxPages; page++) {
+      const query = new URLSearchParams({ limit: '100', ...(after ? { after } : {}) });
+      const answer = (await this.call('find templates', `${this.path(businessId)}/message_templates?${query}`, token, { method: 'GET' })) as {
+        data?: unknown;
+        paging?: { next?: unknown; cursors?: { after?: unknown } };
+      };
+      if (!Array.isArray(answer.data)) throw new ProviderError('failed', ['Meta Graph API answered the template list without data']);
+      templates.push(...answer.data.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null));
+      const next = answer.paging?.cursors?.after;
+      if (typeof answer.paging?.next !== 'string' || typeof next !== 'string' || next === '') break;
+      after = next;
+    }
+    return templates;
   }
 
   private path(phoneNumberId: string): string {

@@ -8,6 +8,9 @@ export interface GraphErrorBody {
   code?: number;
   error_subcode?: number;
   error_data?: { details?: string };
+  /** What Meta tells a person (template review refusals carry these). */
+  error_user_title?: string;
+  error_user_msg?: string;
   fbtrace_id?: string;
 }
 
@@ -46,6 +49,9 @@ function graphErrorMessages(httpStatus: number, error: GraphErrorBody | null): s
   const lines = [`Meta error ${code}${subcode}: ${text}`];
   const details = error.error_data?.details?.trim();
   if (details && details !== text) lines.push(details);
+  const title = error.error_user_title?.trim();
+  const userMessage = error.error_user_msg?.trim();
+  if (title || userMessage) lines.push([title, userMessage].filter(Boolean).join(': '));
   return lines;
 }
 
@@ -75,6 +81,8 @@ export function graphFailure(httpStatus: number, body: unknown): ProviderError |
 
 /** A request that got no answer (refused, reset, timed out): worth another attempt later. */
 export function networkFailure(error: unknown, timeoutMs: number): TransientConnectorError {
+  // Already said in words (the instance's proxy cannot be reached).
+  if (error instanceof TransientConnectorError) return error;
   const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
     return new TransientConnectorError(`Meta Graph API did not answer within ${timeoutMs} ms`);

@@ -39,7 +39,6 @@ const unsupportedKinds: Record<string, string> = {
   pollCreationMessageV2: 'send polls',
   pollCreationMessageV3: 'send polls',
   buttonsMessage: 'send button messages',
-  templateMessage: 'send template messages through this route',
 };
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -91,6 +90,12 @@ export function planOutbound(content: Record<string, unknown>): OutboundPlan {
     const cards = Array.isArray(part.contacts) ? part.contacts.map((card) => graphContact(record(card))) : [];
     if (cards.length === 0) throw new ProviderError('refused', ['the contact message has no contact cards']);
     return { kind: 'ready', type: 'contacts', body: cards };
+  }
+  if (kind === 'templateMessage') {
+    // Meta's own template object (name, language, components), as sendTemplate stored it.
+    if (!str(part.name) || !str(record(part.language).code)) throw new ProviderError('refused', ['the template message names no template or language']);
+    const { contextInfo: _quote, ...template } = part;
+    return { kind: 'ready', type: 'template', body: template };
   }
   if (kind === 'reactionMessage') {
     const targetKeyId = str(record(part.key).id);

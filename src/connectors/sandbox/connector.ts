@@ -1,5 +1,6 @@
 // The SANDBOX connector of one instance: its link state, its QR flow, and its side of the network.
 import type { Logger } from '../../platform/logger.js';
+import { invalidInput } from '../../core/errors.js';
 import type { ConnectionState, Instance } from '../../core/instance.js';
 import {
   TransientConnectorError,
@@ -9,6 +10,8 @@ import {
   type Connector,
   type ConnectorHost,
   type ContactsModule,
+  type GroupsModule,
+  type LabelsModule,
   type NumberCheck,
   type OwnPresence,
   type MediaModule,
@@ -23,6 +26,8 @@ import {
   type QrState,
 } from '../../core/connector.js';
 import type { LinkCodes } from './codes.js';
+import type { SandboxGroups } from './groups.js';
+import type { SandboxLabels } from './labels.js';
 import type { UploadedMedia } from './media-store.js';
 import type { SandboxPictureStore } from './picture-store.js';
 import { checkPrivacy } from './privacy.js';
@@ -54,8 +59,12 @@ export interface NetworkSide {
   /** Delivers a deletion or an edit of the sender's message to its recipient. */
   change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void>;
   updateBlockStatus(blockerId: string, jid: string, action: BlockAction): Promise<void>;
+  /** The labels of each account. */
+  labels: Pick<SandboxLabels, 'all' | 'has'>;
   /** The plain bytes of a media node of the sandbox network. */
   downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number): Promise<Buffer>;
+  /** The network's groups. */
+  groups: SandboxGroups;
 }
 
 const QR_LIMIT_REASON = 'QR code limit reached';
@@ -145,6 +154,14 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
       await this.network.markRead(this.instanceId, keys);
       this.lastActivity = Date.now();
+    },
+
+    /** A group that does not let this account write (not a member, announcement mode) refuses the send at once. */
+    check: async (message) => {
+      const party = this.linked();
+      if (!party || !message.remoteJid.endsWith('@g.us')) return;
+      const refusal = await this.network.groups.refusalFor(party, message.remoteJid);
+      if (refusal !== null) throw invalidInput(refusal);
     },
 
     /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
@@ -241,6 +258,43 @@ export class SandboxConnector implements Connector {
       this.partyOrThrow();
     },
   };
+  /** Groups live on the network (in the store), one for all sandbox instances; this account acts in them. */
+  readonly groups: GroupsModule = {
+    create: (subject, participants) => this.network.groups.create(this.partyOrThrow(), subject, participants),
+    metadata: (jid) => this.network.groups.metadata(this.partyOrThrow(), jid),
+    participating: () => this.network.groups.participating(this.partyOrThrow()),
+    pictureUrl: (jid) => this.network.groups.pictureUrl(jid),
+    updateSubject: (jid, subject) => this.network.groups.updateSubject(this.partyOrThrow(), jid, subject),
+    updateDescription: (jid, description) => this.network.groups.updateDescription(this.partyOrThrow(), jid, description),
+    updatePicture: (jid, jpeg) => this.network.groups.updatePicture(this.partyOrThrow(), jid, jpeg),
+    inviteCode: (jid) => this.network.groups.inviteCode(this.partyOrThrow(), jid),
+    revokeInvite: (jid) => this.network.groups.revokeInvite(this.partyOrThrow(), jid),
+    inviteInfo: (code) => this.network.groups.inviteInfo(code),
+    acceptInvite: (code) => this.network.groups.acceptInvite(this.partyOrThrow(), code),
+    updateParticipants: (jid, participants, action) => this.network.groups.updateParticipants(this.partyOrThrow(), jid, participants, action),
+    updateSetting: (jid, setting) => this.network.groups.updateSetting(this.partyOrThrow(), jid, setting),
+    toggleEphemeral: (jid, expiration) => this.network.groups.toggleEphemeral(this.partyOrThrow(), jid, expiration),
+    leave: (jid) => this.network.groups.leave(this.partyOrThrow(), jid),
+  };
+
+  /**
+   * A chat's labels are the core's chats row (written once this answers); the account's labels are the network's: a
+   * label it does not have is refused, as WhatsApp would.
+   */
+  readonly labels: LabelsModule = {
+    addChatLabel: (_jid, labelId) => this.checkLabel(labelId),
+    removeChatLabel: (_jid, labelId) => this.checkLabel(labelId),
+  };
+
+  private async checkLabel(labelId: string): Promise<void> {
+    this.partyOrThrow();
+    if (!(await this.network.labels.has(this.instanceId, labelId))) {
+      throw invalidInput(
+        `label ${labelId} does not exist on this account: GET /messenger/label/findLabels/{instance} lists its labels, POST /messenger/sandbox/label/{instance} creates one`,
+      );
+    }
+  }
+
   /** Points the session at another picture file (or none), then removes the file it had. */
   private async replacePicture(fileName: string | undefined): Promise<void> {
     const previous = this.owner?.pictureFile;
@@ -295,6 +349,8 @@ export class SandboxConnector implements Connector {
       ownerJid: session.ownerJid,
       profileName: session.profileName,
     });
+    // As WhatsApp's first sync after connecting: the account's labels as they are (stored, nothing announced).
+    await this.network.host.labelChanged(this.instanceId, { kind: 'sync', labels: await this.network.labels.all(this.instanceId) });
   }
 
   private async beginQr(epoch: number): Promise<void> {

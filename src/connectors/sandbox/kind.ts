@@ -5,6 +5,7 @@ import { plainCreationFields } from '../plain-creation.js';
 import { sandboxLid } from './addresses.js';
 import { removeCodesOf } from './codes.js';
 import { removeBlocksOf } from './blocks.js';
+import { removeSandboxLabelsOf } from './labels.js';
 import { SandboxNetwork } from './network.js';
 import { sandboxRoutes } from './routes.js';
 
@@ -33,6 +34,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
   });
   deps.onRemove(removeCodesOf);
   deps.onRemove(removeBlocksOf);
+  deps.onRemove(removeSandboxLabelsOf);
   return {
     name,
     label: 'Sandbox',
@@ -46,6 +48,8 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
       blocking: true,
       mediaDownload: true,
       chats: true,
+      groups: true,
+      labels: true,
     },
     alwaysOn: false,
     creationFields: plainCreationFields,

@@ -4,7 +4,7 @@ import type { Config } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
-import type { BlockAction, Connector, ConnectorHost, ProfileInfo } from '../../core/connector.js';
+import type { BlockAction, Connector, ConnectorHost, Label, ProfileInfo } from '../../core/connector.js';
 import { accountForms, NUMBER_RULE, parseNumber, parseUserAddress, userJid } from './addresses.js';
 import { LinkCodes } from './codes.js';
 import { SandboxConnector, type NetworkSide } from './connector.js';
@@ -18,7 +18,10 @@ import { qrColour, renderQr } from '../qr-image.js';
 import { SandboxRouter, type InstanceLookup, type LinkedParty } from './router.js';
 import { readSession, sessionData, type SandboxSession } from './session.js';
 import { SandboxBlocks } from './blocks.js';
+import { SandboxLabels, type LabelEdit } from './labels.js';
 import { downloadSandboxMedia } from './media-download.js';
+import { SandboxGroupStore } from './group-store.js';
+import { SandboxGroups } from './groups.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -54,6 +57,7 @@ export class SandboxNetwork {
   private readonly pictures: SandboxPictureStore;
   private readonly router: SandboxRouter;
   private readonly blocks: SandboxBlocks;
+  private readonly labels: SandboxLabels;
   private readonly side: NetworkSide;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
   private linking: Promise<unknown> = Promise.resolve();
@@ -64,7 +68,18 @@ export class SandboxNetwork {
     this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
     this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
     this.blocks = new SandboxBlocks(deps.db);
-    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, linked: (id) => this.live.get(id)?.linked() ?? null });
+    this.labels = new SandboxLabels(deps.db);
+    const linked = (id: string) => this.live.get(id)?.linked() ?? null;
+    const groups = new SandboxGroups({
+      store: new SandboxGroupStore(deps.db),
+      host,
+      lookup,
+      linked,
+      pictures: this.pictures,
+      phoneOfLid: (lid) => this.router.alternateAddress(lid),
+      logger,
+    });
+    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, groups, linked });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
     }
@@ -88,7 +103,9 @@ export class SandboxNetwork {
       pictures: this.pictures,
       change: (sender, target, change) => this.router.change(sender, target, change),
       updateBlockStatus: (blockerId, jid, action) => this.updateBlockStatus(blockerId, jid, action),
+      labels: this.labels,
       downloadMedia: (node, mediaType, maxBytes) => downloadSandboxMedia((fileName) => this.media.read(fileName), node, mediaType, maxBytes),
+      groups,
     };
   }
 
@@ -114,6 +131,8 @@ export class SandboxNetwork {
       const ownerJid = this.freeAddress(number, row.instanceId);
       const instance = this.deps.lookup.byId(row.instanceId);
       const session: SandboxSession = { ownerJid, profileName: profileNameOf(profileName, instance?.name ?? ownerJid.split('@')[0]) };
+      // A newly linked account has WhatsApp Business's default labels.
+      await this.labels.reset(row.instanceId);
       await this.deps.host.saveSession(row.instanceId, sessionData(session));
       await connector.link(session);
       return { instanceId: row.instanceId, ...session };
@@ -133,6 +152,7 @@ export class SandboxNetwork {
       if (stored) throw invalidInput(`instance ${instance.name} is already linked`);
       const ownerJid = number !== undefined ? this.freeAddress(number, instance.id) : this.generatedAddress(instance.id);
       const session: SandboxSession = { ownerJid, profileName: instance.name };
+      await this.labels.reset(instance.id);
       await this.deps.host.saveSession(instance.id, sessionData(session));
       const connector = this.live.get(instance.id);
       // A running connector goes open now; a created one is started (it finds the session and reports open);
@@ -207,6 +227,20 @@ export class SandboxNetwork {
   /** A profile picture file (`<id>.jpg`), or null for an unknown or malformed name. */
   readPicture(fileName: string): Promise<Buffer | null> {
     return this.pictures.read(fileName);
+  }
+
+  /**
+   * What the phone does when its user creates, renames, recolours or deletes a label: the account's labels change, and
+   * the instance hears of it (`labels.edit`).
+   */
+  async editLabel(instanceId: string, edit: LabelEdit): Promise<{ label: Label; created: boolean }> {
+    if (!this.live.get(instanceId)?.linked()) {
+      const name = this.deps.lookup.byId(instanceId)?.name ?? instanceId;
+      throw invalidInput(`instance ${name} is not linked; scan its QR code first`);
+    }
+    const result = await this.labels.edit(instanceId, edit);
+    await this.deps.host.labelChanged(instanceId, { kind: 'edit', label: result.label });
+    return result;
   }
 
   /** Any valid phone address can be blocked (as on WhatsApp, whether or not a sandbox instance holds it). */

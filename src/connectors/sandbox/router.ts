@@ -38,6 +38,8 @@ export interface RouterDeps {
   linked: (instanceId: string) => LinkedParty | null;
   /** Who blocked whom: a blocked sender's messages stop at the server. */
   blocks: SandboxBlocks;
+  /** Group messages go to the group's members. */
+  groups: { deliver(sender: LinkedParty, message: OutboundMessage): Promise<void> };
   logger: Logger;
 }
 
@@ -60,6 +62,7 @@ export class SandboxRouter {
    */
   async send(sender: LinkedParty, message: OutboundMessage): Promise<void> {
     if (message.remoteJid === STATUS_BROADCAST) return this.postStatus(sender, message);
+    if (message.remoteJid.endsWith('@g.us')) return this.deps.groups.deliver(sender, message);
     const { host } = this.deps;
     const to = this.phoneAddress(message.remoteJid);
     if (to !== null && accountForms(to).includes(sender.ownerJid)) {

@@ -1,4 +1,4 @@
-// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, pressing buttons, its media store and profile pictures.
+// The sandbox messenger's own endpoints: scanning a QR code, injecting an incoming message, pressing buttons, editing labels, its media store and profile pictures.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../../platform/http/auth.js';
@@ -6,6 +6,20 @@ import { invalidInput, notFound } from '../../core/errors.js';
 import { createdAnswer, InstanceParams, rawAnswer, sentAsBuilt, withExample } from '../../platform/http/schemas.js';
 import type { InjectInput } from './inject.js';
 import type { SandboxNetwork } from './network.js';
+import { labelColours } from './labels.js';
+
+/** A label as the sandbox answers it: the `labels.edit` data without the instance. */
+const SandboxLabel = (description: string) =>
+  Type.Object(
+    {
+      id: Type.String(),
+      name: Type.String(),
+      color: Type.Integer(),
+      deleted: Type.Boolean(),
+      predefinedId: Type.Optional(Type.String({ description: 'The WhatsApp Business default label it is (1–5)' })),
+    },
+    { description },
+  );
 
 export interface SandboxRouteOptions {
   network: SandboxNetwork;
@@ -92,6 +106,34 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
       if (instance.integration !== integration) throw invalidInput(`instance "${instance.name}" is not a ${integration} instance`);
       const pressed = await sandbox.press(instance.id, request.body.keyId, request.body.buttonId);
       return reply.status(201).send(pressed);
+    },
+  );
+
+  app.post(
+    '/sandbox/label/:instance',
+    {
+      config: { access: 'instance' },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Create, rename, recolour or delete a label of the sandbox account, as its phone would (announced as labels.edit)',
+        params: InstanceParams,
+        body: Type.Object({
+          id: Type.Optional(Type.String({ minLength: 1, description: 'The label to change; leave out to create a label' })),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required to create a label' })),
+          color: Type.Optional(Type.Integer({ minimum: 0, maximum: labelColours - 1, description: "An index of WhatsApp's 20 label colours" })),
+          deleted: Type.Optional(Type.Boolean({ description: 'true: delete the label (it leaves every chat)' })),
+        }),
+        response: {
+          200: SandboxLabel('The label as it is now (deleted: true when deleted)'),
+          201: SandboxLabel('The label created'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const instance = pathInstance(request);
+      if (instance.integration !== integration) throw invalidInput(`instance "${instance.name}" is not a ${integration} instance`);
+      const { label, created } = await sandbox.editLabel(instance.id, request.body);
+      return reply.status(created ? 201 : 200).send(label);
     },
   );
 

@@ -17,4 +17,12 @@ export class BoundedMap<K, V> {
       if (!oldest.done) this.map.delete(oldest.value);
     }
   }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
 }

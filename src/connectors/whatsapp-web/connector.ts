@@ -1,6 +1,7 @@
 // The WHATSAPP-BAILEYS connector of one instance: at most one live Baileys socket, its lifecycle, sends and reports.
 import type { ConnectionState as WaConnectionState, UserFacingSocketConfig } from 'baileys';
 import {
+  ProviderError,
   TransientConnectorError,
   type BlockingModule,
   type Connector,
@@ -13,6 +14,8 @@ import {
   type ProfileModule,
   type ChatsModule,
   type ConnectionProblem,
+  type GroupsModule,
+  type LabelsModule,
   type QrState,
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
@@ -31,11 +34,18 @@ import { downloadMedia, editMessage, revokeMessage, updateBlockStatus } from './
 import { applyPrivacy } from './privacy.js';
 import { fetchPrivacy, profileModule } from './profile.js';
 import { chatsModule } from './chats.js';
+import { GroupMetadataCache, groupsModule } from './groups.js';
+import { labelsModule } from './labels.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
 import { baileysLevel, socketConfig, waWebAddress } from './socket-config.js';
 import type { SocketFactory, WaSocket } from './socket.js';
+import { baileysProxy, type BaileysProxy } from './proxy.js';
+import type { ProxySettings } from '../../core/proxy.js';
+import { probeProxy } from '../../platform/net/proxy-probe.js';
+import { proxyFailureOf } from '../../platform/net/proxy-failure.js';
+import type { Dispatcher } from 'undici';
 import { waWebVersion } from './version.js';
 import { IdleWatchdog } from './watchdog.js';
 
@@ -74,11 +84,18 @@ export class WhatsAppWebConnector implements Connector {
   private failure: ConnectionProblem | null = null;
   /** When the live socket was created: an attempt that has heard nothing for a while is reported as such. */
   private attemptStartedAt: number | null = null;
+  /** The proxy the live socket goes through (read at each socket creation). */
+  private proxy: BaileysProxy | null = null;
+  private proxySettings: ProxySettings | null = null;
+  /** Why the connection cannot open because of the proxy (unreachable, credentials refused), while that is so. */
+  private proxyProblem: string | null = null;
   private readonly queue = new SerialQueue();
   private readonly changes = new Settle();
   /** Who sent recent group messages (key id → participant), so markRead can address their receipts. */
   private readonly senders = new BoundedMap<string, string>(5_000);
   private readonly addresses: AddressBook;
+  /** Group metadata as last fetched or reported, dropped on the group's events (Baileys reads it for group sends). */
+  private readonly groupCache = new GroupMetadataCache();
   private readonly watchdog: IdleWatchdog;
   private readonly log: Logger;
   private readonly baileysLog: Logger;
@@ -179,9 +196,32 @@ export class WhatsAppWebConnector implements Connector {
     return null;
   }
 
+  stateReason(): string | null {
+    return this.status === 'open' ? null : this.proxyProblem;
+  }
+
+  /** The proxy changed: a running connection is replaced by one through the new proxy (the session is kept). */
+  async proxyChanged(): Promise<void> {
+    await this.queue.run(async () => {
+      if (!this.running) return;
+      this.log.info('the proxy changed; reconnecting through it');
+      this.attempt = 0;
+      this.proxyProblem = null;
+      const wasOpen = this.status === 'open';
+      this.status = 'connecting';
+      if (wasOpen)
+        await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: 'the proxy changed; reconnecting through it', statusReason: 200 });
+      await this.openSocket();
+    });
+  }
+
   readonly messaging: MessagingModule = {
     send: async (message) => {
-      await relayOutbound(this.liveSocket(), message, { loadMedia: (blobId) => this.host.loadMedia(blobId) });
+      const socket = this.liveSocket();
+      await relayOutbound(socket, message, {
+        loadMedia: (blobId) => this.host.loadMedia(blobId),
+        groupMetadata: (jid) => this.groupCache.fetch(socket, jid),
+      });
     },
 
     markRead: async (keys) => {
@@ -221,7 +261,16 @@ export class WhatsAppWebConnector implements Connector {
 
   /** Downloads from WhatsApp's media host need no live connection (media re-upload requests are not made). */
   readonly media: MediaModule = {
-    download: (node, mediaType, maxBytes) => downloadMedia(node, mediaType, maxBytes),
+    download: async (node, mediaType, maxBytes) => {
+      const proxy = await this.host.proxy(this.instance.id);
+      let dispatcher: Dispatcher | undefined;
+      try {
+        dispatcher = proxy ? this.proxyFor(proxy).dispatcher : undefined;
+      } catch (error) {
+        throw new ProviderError('failed', [`the media could not be downloaded: ${(proxy && proxyFailureOf(error, proxy)) ?? String(error)}`]);
+      }
+      return downloadMedia(node, mediaType, maxBytes, undefined, dispatcher);
+    },
   };
 
   readonly presence: PresenceModule = {
@@ -252,6 +301,9 @@ export class WhatsAppWebConnector implements Connector {
 
   readonly chats: ChatsModule = chatsModule(() => this.liveSocket());
 
+  readonly groups: GroupsModule = groupsModule(() => this.liveSocket(), this.groupCache);
+  readonly labels: LabelsModule = labelsModule(() => this.liveSocket());
+
   // ---- lifecycle (always run inside the queue) ----
 
   private async openSocket(): Promise<void> {
@@ -262,7 +314,17 @@ export class WhatsAppWebConnector implements Connector {
     const generation = ++this.generation;
     auth.resetUnlinked();
     const version = await waWebVersion(!this.deps.config.waWeb.webSocketUrl, this.log);
+    const proxySettings = await this.host.proxy(this.instance.id);
     if (generation !== this.generation || !this.running) return;
+    this.proxySettings = proxySettings;
+    try {
+      this.proxy = proxySettings ? this.proxyFor(proxySettings) : null;
+    } catch (error) {
+      // A proxy at an address the outbound guard refuses: no socket; the close says why.
+      this.proxy = null;
+      await this.onClose(generation, error);
+      return;
+    }
     let socket: WaSocket;
     try {
       socket = this.deps.socketFactory(
@@ -273,7 +335,9 @@ export class WhatsAppWebConnector implements Connector {
           version,
           settings: this.settings(),
           liveSettings: () => this.settings(),
+          cachedGroupMetadata: async (jid) => this.groupCache.get(jid),
           pairing: this.pairingNumber() !== null,
+          proxy: this.proxy,
           overrides: this.deps.socketOverrides,
         }),
       );
@@ -284,6 +348,9 @@ export class WhatsAppWebConnector implements Connector {
     }
     this.socket = socket;
     this.status = 'connecting';
+    // What changed while no socket listened is unknown: groups are fetched afresh.
+    this.groupCache.clear();
+    this.watchGroups(socket, generation);
     this.socketQrs = 0;
     this.pairingCode = null;
     this.pairingProblem = null;
@@ -297,6 +364,20 @@ export class WhatsAppWebConnector implements Connector {
     );
     socket.ev.on('creds.update', () => this.schedule(generation, 'creds.update', true, () => auth.saveCreds()));
     bindInbound(socket, this.inboundContext(socket), (name, work) => this.schedule(generation, name, false, work));
+  }
+
+  /** Keeps the group cache true: a group's events drop its metadata; a new group's metadata is kept as reported. */
+  private watchGroups(socket: WaSocket, generation: number): void {
+    const live = () => generation === this.generation;
+    socket.ev.on('groups.upsert', (groups) => {
+      if (live()) for (const group of groups) this.groupCache.set(group);
+    });
+    socket.ev.on('groups.update', (updates) => {
+      if (live()) for (const update of updates) if (update.id) this.groupCache.drop(update.id);
+    });
+    socket.ev.on('group-participants.update', (event) => {
+      if (live()) this.groupCache.drop(event.id);
+    });
   }
 
   /**
@@ -377,6 +458,7 @@ export class WhatsAppWebConnector implements Connector {
     this.qrState = null;
     this.qrCount = 0;
     this.lastHeard = Date.now();
+    this.proxyProblem = null;
     const me = socket.user ?? this.auth?.state.creds.me;
     const ownerJid = ownerJidOf(me?.id);
     const name = me?.name ?? me?.notify;
@@ -423,9 +505,37 @@ export class WhatsAppWebConnector implements Connector {
         return;
       case 'transient':
       case 'unreachable':
+        {
+          // Through a proxy, the proxy is named (it cannot be reached, or refused the credentials or the tunnel).
+          const fromProxy = await this.proxyFailed(error);
+          if (fromProxy) {
+            await this.reconnectLater({ ...decision, reason: fromProxy.reason, statusCode: 503 });
+            return;
+          }
+        }
         await this.reconnectLater(decision);
         return;
     }
+  }
+
+  /**
+   * Why the close came from the proxy (it cannot be reached, or it refused the credentials or the tunnel), or null; the
+   * reason is kept for the state (`stateReason`) until the connection opens.
+   */
+  private async proxyFailed(error: unknown): Promise<{ reason: string; isNew: boolean } | null> {
+    const settings = this.proxySettings;
+    if (!settings) return null;
+    const reason = proxyFailureOf(error, settings) ?? (await probeProxy(settings, { denyPrivate: this.deps.config.outboundDenyPrivate ?? false }));
+    if (!reason) return null;
+    const isNew = reason !== this.proxyProblem;
+    if (isNew) this.log.warn({ reason }, 'the WhatsApp connection cannot go through the proxy');
+    this.proxyProblem = reason;
+    return { reason, isNew };
+  }
+
+  /** The agent and dispatcher of a proxy (shared by every connection through the same proxy). */
+  private proxyFor(settings: ProxySettings): BaileysProxy {
+    return baileysProxy(settings, this.deps.config.outboundDenyPrivate ?? false);
   }
 
   /**

@@ -6,6 +6,8 @@ import {
   type ConnectionProblem,
   type Connector,
   type ContactsModule,
+  type GroupsModule,
+  type LabelsModule,
   type MediaModule,
   type MessagingModule,
   type PresenceModule,
@@ -24,6 +26,8 @@ export type WebConnector = Connector & {
   chats: ChatsModule;
   blocking: BlockingModule;
   media: MediaModule;
+  groups: GroupsModule;
+  labels: LabelsModule;
 };
 
 export class DeferredConnector implements Connector {
@@ -76,6 +80,15 @@ export class DeferredConnector implements Connector {
 
   problem(): ConnectionProblem | null {
     return this.inner?.problem?.() ?? null;
+  }
+
+  stateReason(): string | null {
+    return this.inner?.stateReason?.() ?? null;
+  }
+
+  /** Never loaded: nothing goes through a proxy yet (the first start reads it). */
+  async proxyChanged(): Promise<void> {
+    await this.inner?.proxyChanged?.();
   }
 
   readonly messaging: MessagingModule = {
@@ -136,5 +149,29 @@ export class DeferredConnector implements Connector {
   readonly chats: ChatsModule = {
     archive: (jid, archive, lastMessage) => this.live().chats.archive(jid, archive, lastMessage),
     markUnread: (jid, lastMessage) => this.live().chats.markUnread(jid, lastMessage),
+  };
+
+  /** Before the socket exists, every group operation fails as transient (a 503: try again shortly). */
+  readonly groups: GroupsModule = {
+    create: async (subject, participants) => this.live().groups.create(subject, participants),
+    metadata: async (jid) => this.live().groups.metadata(jid),
+    participating: async () => this.live().groups.participating(),
+    pictureUrl: async (jid) => this.live().groups.pictureUrl(jid),
+    updateSubject: async (jid, subject) => this.live().groups.updateSubject(jid, subject),
+    updateDescription: async (jid, description) => this.live().groups.updateDescription(jid, description),
+    updatePicture: async (jid, jpeg) => this.live().groups.updatePicture(jid, jpeg),
+    inviteCode: async (jid) => this.live().groups.inviteCode(jid),
+    revokeInvite: async (jid) => this.live().groups.revokeInvite(jid),
+    inviteInfo: async (code) => this.live().groups.inviteInfo(code),
+    acceptInvite: async (code) => this.live().groups.acceptInvite(code),
+    updateParticipants: async (jid, participants, action) => this.live().groups.updateParticipants(jid, participants, action),
+    updateSetting: async (jid, setting) => this.live().groups.updateSetting(jid, setting),
+    toggleEphemeral: async (jid, expiration) => this.live().groups.toggleEphemeral(jid, expiration),
+    leave: async (jid) => this.live().groups.leave(jid),
+  };
+
+  readonly labels: LabelsModule = {
+    addChatLabel: (jid, labelId) => this.live().labels.addChatLabel(jid, labelId),
+    removeChatLabel: (jid, labelId) => this.live().labels.removeChatLabel(jid, labelId),
   };
 }

@@ -33,7 +33,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The HTTP-like status code Baileys attaches to its errors (a Boom's `output.statusCode`), if any. */
-function statusCodeOf(error: unknown): number | undefined {
+export function statusCodeOf(error: unknown): number | undefined {
   if (!isRecord(error)) return undefined;
   const output = error.output;
   if (isRecord(output) && typeof output.statusCode === 'number') return output.statusCode;

@@ -19,6 +19,8 @@ export function whatsAppWebKind(deps: KindDeps): ConnectorKind {
       blocking: true,
       mediaDownload: true,
       chats: true,
+      groups: true,
+      labels: true,
     },
     alwaysOn: false,
     // The number is for a pairing code: the same rule as connect's, checked before anything is stored.

@@ -6,6 +6,8 @@ import { bytesOf, mediaTooLarge } from '../../media/bytes-field.js';
 import { checkNumbers, type KnownAddresses } from './contacts.js';
 import { isGroupJid, isPhoneJid } from './jids.js';
 import type { WaSocket } from './socket.js';
+import { fetchOptions } from './proxy.js';
+import type { Dispatcher } from 'undici';
 
 /** WhatsApp's media host: a node's `directPath` is fetched from here. */
 const whatsAppMediaBase = 'https://mmg.whatsapp.net';
@@ -95,7 +97,14 @@ export function mediaUrlOf(node: Record<string, unknown>, base = whatsAppMediaBa
  * The plain bytes of a media node, downloaded and decrypted with Baileys (its key derivation and decryption); `base`
  * is WhatsApp's media host (a test serves the encrypted bytes itself).
  */
-export async function downloadMedia(node: Record<string, unknown>, mediaType: string, maxBytes: number, base = whatsAppMediaBase): Promise<Buffer> {
+export async function downloadMedia(
+  node: Record<string, unknown>,
+  mediaType: string,
+  maxBytes: number,
+  base = whatsAppMediaBase,
+  /** The instance's proxy as an undici dispatcher (Baileys downloads with fetch). */
+  dispatcher?: Dispatcher,
+): Promise<Buffer> {
   const kind = mediaKeyKinds[mediaType];
   if (!kind) throw invalidInput(`${mediaType} is not a media message`);
   const mediaKey = bytesOf(node.mediaKey);
@@ -104,7 +113,7 @@ export async function downloadMedia(node: Record<string, unknown>, mediaType: st
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    const stream = await downloadContentFromMessage({ mediaKey, url }, kind);
+    const stream = await downloadContentFromMessage({ mediaKey, url }, kind, dispatcher ? { options: fetchOptions(dispatcher) } : {});
     for await (const chunk of stream) {
       total += (chunk as Buffer).length;
       if (total > maxBytes) {

@@ -20,7 +20,11 @@ export interface WaWebSettings {
 }
 
 /** What the connector needs from the configuration; `Config` satisfies it once `waWeb` is added there. */
-export type WhatsAppWebConfig = Pick<Config, 'qrcodeLimit' | 'qrcodeColor' | 'logLevel'> & { waWeb: WaWebSettings };
+export type WhatsAppWebConfig = Pick<Config, 'qrcodeLimit' | 'qrcodeColor' | 'logLevel'> & {
+  waWeb: WaWebSettings;
+  /** OUTBOUND_DENY_PRIVATE: whether the instance's proxy may be at a private address (absent: it may). */
+  outboundDenyPrivate?: boolean;
+};
 
 /** Defaults, for the config module and for tests. */
 export const waWebDefaults: WaWebSettings = {

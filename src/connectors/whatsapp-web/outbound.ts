@@ -1,5 +1,5 @@
 // Sending a stored message through Baileys with our key id: media uploaded if still pending, mentions, statuses.
-import type { MediaType } from 'baileys';
+import type { GroupMetadata, MediaType } from 'baileys';
 import { TransientConnectorError, type OutboundMessage } from '../../core/connector.js';
 import { jsonToContent } from './content.js';
 import { isConnectionFailure } from './disconnect.js';
@@ -9,6 +9,8 @@ import type { WaSocket } from './socket.js';
 
 export interface OutboundDeps {
   loadMedia(blobId: string): Promise<Buffer | null>;
+  /** A group's metadata (cached by the connector). */
+  groupMetadata(jid: string): Promise<GroupMetadata>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -50,9 +52,9 @@ async function uploadPending(socket: WaSocket, message: OutboundMessage, content
 }
 
 /** mentionsEveryOne in a group: every current participant is mentioned (a plain text becomes an extended one to carry it). */
-async function mentionEveryone(socket: WaSocket, message: OutboundMessage, content: Record<string, unknown>): Promise<void> {
+async function mentionEveryone(deps: OutboundDeps, message: OutboundMessage, content: Record<string, unknown>): Promise<void> {
   if (!message.mentionsEveryOne || !isGroupJid(message.remoteJid)) return;
-  const metadata = await socket.groupMetadata(message.remoteJid);
+  const metadata = await deps.groupMetadata(message.remoteJid);
   const everyone = metadata.participants.map((p) => p.id);
   if (typeof content.conversation === 'string' && !content.extendedTextMessage) {
     content.extendedTextMessage = { text: content.conversation };
@@ -74,7 +76,7 @@ export async function relayOutbound(socket: WaSocket, message: OutboundMessage, 
   const content = structuredClone(message.content);
   await uploadPending(socket, message, content, deps);
   try {
-    await mentionEveryone(socket, message, content);
+    await mentionEveryone(deps, message, content);
     const isStatus = message.remoteJid === 'status@broadcast';
     await socket.relayMessage(message.remoteJid, jsonToContent(content), {
       messageId: message.keyId,

@@ -1,9 +1,10 @@
 // The options a Baileys socket is created with: Evolution's timings, the instance's settings, the configured address.
 import { release } from 'node:os';
-import { isJidBroadcast, type AuthenticationState, type UserFacingSocketConfig, type WAVersion } from 'baileys';
+import { isJidBroadcast, type AuthenticationState, type GroupMetadata, type UserFacingSocketConfig, type WAVersion } from 'baileys';
 import type { Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import type { WaWebSettings } from './options.js';
+import { fetchOptions, type BaileysProxy } from './proxy.js';
 
 /** Evolution's socket timings (QR 45 s, keep-alive 30 s); the connect timeout is WA_CONNECT_TIMEOUT_MS (Evolution: 30 s). */
 const socketDefaults = { qrTimeout: 45_000, keepAliveIntervalMs: 30_000 };
@@ -36,6 +37,10 @@ export interface SocketConfigInput {
   liveSettings(): Settings;
   /** Linking with a pairing code (the instance has a number). */
   pairing: boolean;
+  /** Group metadata the connector keeps, so group sends need no metadata query each time. */
+  cachedGroupMetadata?: (jid: string) => Promise<GroupMetadata | undefined>;
+  /** The instance's proxy: the websocket, uploads and downloads all go through it. */
+  proxy?: BaileysProxy | null;
   overrides?: Partial<UserFacingSocketConfig>;
 }
 
@@ -57,6 +62,8 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     generateHighQualityLinkPreview: false,
     // Statuses are only decrypted when readStatus is on (read live, so a settings change applies at once).
     shouldIgnoreJid: (jid: string) => Boolean(isJidBroadcast(jid)) && !input.liveSettings().readStatus,
+    ...(input.cachedGroupMetadata ? { cachedGroupMetadata: input.cachedGroupMetadata } : {}),
+    ...(input.proxy ? { agent: input.proxy.agent, fetchAgent: input.proxy.agent, options: fetchOptions(input.proxy.dispatcher) } : {}),
     ...input.overrides,
   };
 }

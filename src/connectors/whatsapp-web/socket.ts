@@ -2,9 +2,11 @@
 import { makeWASocket } from 'baileys';
 import type {
   BaileysEventMap,
+  BinaryNode,
   ChatModification,
   GroupMetadata,
   MessageRelayOptions,
+  ParticipantAction,
   proto,
   UserFacingSocketConfig,
   WAMediaUpload,
@@ -43,6 +45,8 @@ export interface WaSocket {
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(status: string): Promise<void>;
   chatModify(mod: ChatModification, jid: string): Promise<void>;
+  addChatLabel(jid: string, labelId: string): Promise<void>;
+  removeChatLabel(jid: string, labelId: string): Promise<void>;
   updateProfilePicture(jid: string, content: WAMediaUpload): Promise<void>;
   removeProfilePicture(jid: string): Promise<void>;
   updateBlockStatus(jid: string, action: 'block' | 'unblock'): Promise<void>;
@@ -50,6 +54,22 @@ export interface WaSocket {
   requestPairingCode(phoneNumber: string): Promise<string>;
   rejectCall(callId: string, callFrom: string): Promise<void>;
   groupMetadata(jid: string): Promise<GroupMetadata>;
+  groupCreate(subject: string, participants: string[]): Promise<GroupMetadata>;
+  groupUpdateSubject(jid: string, subject: string): Promise<void>;
+  groupUpdateDescription(jid: string, description?: string): Promise<void>;
+  groupInviteCode(jid: string): Promise<string | undefined>;
+  groupRevokeInvite(jid: string): Promise<string | undefined>;
+  groupGetInviteInfo(code: string): Promise<GroupMetadata>;
+  groupAcceptInvite(code: string): Promise<string | undefined>;
+  groupFetchAllParticipating(): Promise<{ [jid: string]: GroupMetadata }>;
+  groupParticipantsUpdate(
+    jid: string,
+    participants: string[],
+    action: ParticipantAction,
+  ): Promise<{ status: string; jid: string | undefined; content: BinaryNode }[]>;
+  groupSettingUpdate(jid: string, setting: 'announcement' | 'not_announcement' | 'locked' | 'unlocked'): Promise<void>;
+  groupToggleEphemeral(jid: string, ephemeralExpiration: number): Promise<void>;
+  groupLeave(jid: string): Promise<void>;
   logout(message?: string): Promise<void>;
   end(error: Error | undefined): Promise<void>;
   signalRepository: { lidMapping: { getPNForLID(lid: string): Promise<string | null> } };

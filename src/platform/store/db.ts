@@ -15,6 +15,7 @@ import { registerColumnTypes, type ColumnTypes } from './write-unit.js';
 import { isPlainIdentifier, isPostgresUri, readPostgresUri, type PostgresUri } from './pg-uri.js';
 import { postgresOpenFailure, sqliteOpenFailure } from './open-failures.js';
 import { StartupError } from '../startup-error.js';
+import { takeOneNodeLock, type OneNodeLock } from './sqlite-one-node.js';
 
 export type { Db, Dialect, Store, Tx } from './types.js';
 
@@ -43,10 +44,16 @@ async function openSqlite(path: string): Promise<Store> {
   if (!inMemory) pragmas.push('wal_autocheckpoint = 0');
   // Every statement runs in the SQLite thread, so the event loop never waits for the database.
   let thread: SqliteThread;
+  let lock: OneNodeLock | undefined;
   try {
-    if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
+    if (!inMemory) {
+      mkdirSync(dirname(resolve(path)), { recursive: true });
+      lock = takeOneNodeLock(resolve(path));
+    }
     thread = await SqliteThread.open({ path: inMemory ? ':memory:' : resolve(path), pragmas });
   } catch (error) {
+    lock?.release();
+    if (error instanceof StartupError) throw error;
     throw sqliteOpenFailure(error, path);
   }
   const checkpointer = inMemory
@@ -59,6 +66,7 @@ async function openSqlite(path: string): Promise<Store> {
   } catch (error) {
     await db.destroy();
     await checkpointer?.stop();
+    lock?.release();
     throw error;
   }
   return {
@@ -70,6 +78,7 @@ async function openSqlite(path: string): Promise<Store> {
     async close() {
       await db.destroy();
       await checkpointer?.stop();
+      lock?.release();
     },
   };
 }

@@ -335,6 +335,114 @@ const sandboxBlocks: Migration = {
   },
 };
 
+/**
+ * The sandbox's groups (one network for all sandbox instances): each group's info, settings and invite code, and its
+ * members by phone address with their rank (superadmin, admin, member).
+ */
+const sandboxGroups: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('sandbox_groups')
+      .addColumn('jid', 'text', (c) => c.primaryKey())
+      .addColumn('subject', 'text', (c) => c.notNull())
+      .addColumn('subject_owner', 'text', (c) => c.notNull())
+      .addColumn('subject_time', 'bigint', (c) => c.notNull())
+      .addColumn('description', 'text')
+      .addColumn('desc_id', 'text')
+      .addColumn('desc_owner', 'text')
+      .addColumn('desc_time', 'bigint')
+      .addColumn('picture_file', 'text')
+      .addColumn('owner_jid', 'text', (c) => c.notNull())
+      .addColumn('creation', 'bigint', (c) => c.notNull())
+      .addColumn('announce', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('locked', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('ephemeral', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('invite_code', 'text', (c) => c.notNull().unique())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('sandbox_group_members')
+      .addColumn('group_jid', 'text', (c) => c.notNull())
+      .addColumn('jid', 'text', (c) => c.notNull())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('added_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sandbox_group_members_pk', ['group_jid', 'jid'])
+      .execute();
+  },
+};
+
+/**
+ * Labels (`label/*`): each instance's labels as its messenger reports them, the sandbox messenger's own labels, and the
+ * Cloud API message templates created through the API (`template/create`).
+ */
+const labelsAndTemplates: Migration = {
+  async up(db: Kysely<unknown>) {
+    for (const table of ['labels', 'sandbox_labels']) {
+      await db.schema
+        .createTable(table)
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('label_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('color', 'integer', (c) => c.notNull())
+        .addColumn('predefined_id', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${table}_pk`, ['instance_id', 'label_id'])
+        .execute();
+    }
+    await db.schema
+      .createTable('templates')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('instance_id', 'text', (c) => c.notNull())
+      .addColumn('template_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('template', 'text', (c) => c.notNull())
+      .addColumn('webhook_url', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('templates_instance').on('templates').columns(['instance_id', 'created_at']).execute();
+  },
+};
+
+/**
+ * The nodes of a fleet (`nodes`: one row per incarnation, with its heartbeat) and who holds each claimed webhook
+ * delivery (`deliveries.claimed_by`, an incarnation): the claims of a dead node are taken over as soon as it is dead.
+ */
+const nodes: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('nodes')
+      .addColumn('incarnation', 'text', (c) => c.primaryKey())
+      .addColumn('node_id', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
+      .addColumn('stopped_at', 'bigint')
+      .execute();
+    await db.schema.alterTable('deliveries').addColumn('claimed_by', 'text').execute();
+    // Claims in flight are few: the index holds only them.
+    await db.schema.createIndex('deliveries_claimed').on('deliveries').column('claimed_by').where(sql.ref('claimed_by'), 'is not', null).execute();
+  },
+};
+
+/** Each instance's outbound proxy (one row at most); the password sealed like every stored secret. */
+const proxies: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('instance_proxies')
+      .addColumn('instance_id', 'text', (c) => c.primaryKey())
+      .addColumn('enabled', 'integer', (c) => c.notNull())
+      .addColumn('protocol', 'text', (c) => c.notNull())
+      .addColumn('host', 'text', (c) => c.notNull())
+      .addColumn('port', 'integer', (c) => c.notNull())
+      .addColumn('username', 'text')
+      .addColumn('password_sealed', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -351,6 +459,10 @@ class ListProvider implements MigrationProvider {
       '0010_pacing': pacing,
       '0011_sandbox_blocks': sandboxBlocks,
       '0014_alternate_addresses': alternateAddresses,
+      '0015_groups': sandboxGroups,
+      '0016_labels': labelsAndTemplates,
+      '0017_proxy': proxies,
+      '0019_nodes': nodes,
     };
   }
 }
@@ -362,6 +474,9 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: st
   const migrator = new Migrator({
     db,
     provider: new ListProvider(dialect),
+    // Features are built side by side, each with its own numbered migration: one numbered below a migration a store
+    // already has (merged later) is applied all the same. Every migration stands alone (no one needs another's order).
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

@@ -123,6 +123,18 @@ export interface DeliveriesTable {
    * deleted instance (its settings are gone with it); null otherwise: a delivery follows the settings as they are.
    */
   settings_snapshot: string | null;
+  /** The node incarnation holding the delivery's claim while it is being sent; null otherwise (and before migration 0019). */
+  claimed_by: string | null;
+}
+
+/** One life of a node: registered at start, heartbeating while it runs, stopped at a clean stop. */
+interface NodesTable {
+  incarnation: string;
+  /** NODE_ID: the node's name across restarts. */
+  node_id: string;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
 }
 
 interface SessionsTable {
@@ -160,6 +172,38 @@ interface SandboxBlocksTable {
   created_at: number;
 }
 
+/** A group of the sandbox network; times in seconds. */
+interface SandboxGroupsTable {
+  jid: string;
+  subject: string;
+  subject_owner: string;
+  subject_time: number;
+  description: string | null;
+  desc_id: string | null;
+  desc_owner: string | null;
+  desc_time: number | null;
+  /** The group's picture in the sandbox picture store. */
+  picture_file: string | null;
+  owner_jid: string;
+  creation: number;
+  /** Only admins send. */
+  announce: number;
+  /** Only admins edit the group's info. */
+  locked: number;
+  /** The disappearing-messages timer, seconds (0: off). */
+  ephemeral: number;
+  invite_code: string;
+  updated_at: number;
+}
+
+/** A member of a sandbox group, by phone address. */
+interface SandboxGroupMembersTable {
+  group_jid: string;
+  jid: string;
+  role: 'superadmin' | 'admin' | 'member';
+  added_at: number;
+}
+
 interface BrokerCursorsTable {
   sink: string;
   last_seq: number;
@@ -195,6 +239,45 @@ interface ContactsTable {
   updated_at: number;
 }
 
+/** A label of an instance's account, as its messenger reported it (`label/findLabels`); `sandbox_labels` alike. */
+interface LabelsTable {
+  instance_id: string;
+  /** The messenger's id of the label. */
+  label_id: string;
+  name: string;
+  /** WhatsApp's palette index. */
+  color: number;
+  predefined_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Cloud API message template created through the API: Meta's id and answer, and where status changes go. */
+interface TemplatesTable {
+  id: string;
+  instance_id: string;
+  template_id: string;
+  name: string;
+  /** Meta's answer to the creation (`{id, status, category}`), JSON. */
+  template: string;
+  webhook_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An instance's outbound proxy; a disabled one keeps no host or credentials. */
+export interface InstanceProxiesTable {
+  instance_id: string;
+  enabled: number;
+  protocol: string;
+  host: string;
+  port: number;
+  username: string | null;
+  password_sealed: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   instances: InstancesTable;
   event_sinks: EventSinksTable;
@@ -203,6 +286,7 @@ export interface Database {
   send_queue: SendQueueTable;
   outbox: OutboxTable;
   deliveries: DeliveriesTable;
+  nodes: NodesTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
   session_keys: SessionKeysTable;
@@ -211,4 +295,10 @@ export interface Database {
   chats: ChatsTable;
   contacts: ContactsTable;
   sandbox_blocks: SandboxBlocksTable;
+  sandbox_groups: SandboxGroupsTable;
+  sandbox_group_members: SandboxGroupMembersTable;
+  labels: LabelsTable;
+  sandbox_labels: LabelsTable;
+  templates: TemplatesTable;
+  instance_proxies: InstanceProxiesTable;
 }

@@ -15,7 +15,20 @@ import { InProcessSender, type OrderedSender, type SendRules, type WebhookReques
 import type { MediaResolver } from './media-base64.js';
 import { settlement, shorten, type RetryRules, type Settlement, type Verdict } from './outcome.js';
 import { deliveryBody, inlineMedia } from './payload.js';
-import { readAndClaim, readyHead, laneHeads, laneKey, parseLaneKey, settleMany, type DeliveryRow, type DeliveryWithBody, type Lane } from './queries.js';
+import {
+  readAndClaim,
+  readyHead,
+  laneHeads,
+  laneKey,
+  parseLaneKey,
+  releaseClaimsOf,
+  settleMany,
+  takeOverClaims,
+  type DeliveryRow,
+  type DeliveryWithBody,
+  type Lane,
+} from './queries.js';
+import { timeOrderedId } from '../../platform/util/time-ordered-id.js';
 import type { EventEnvelope } from '../../core/event-envelope.js';
 
 export interface WebhookDispatcherDeps {
@@ -26,6 +39,8 @@ export interface WebhookDispatcherDeps {
   logger: Logger;
   /** Supplies media as base64 for webhooks with the `base64` option; without it payloads go unchanged. */
   mediaResolver?: MediaResolver;
+  /** This node's incarnation, written on its claims (default: one of its own, for a dispatcher alone in a test). */
+  claimant?: string;
   /** Safety poll for missed wake-ups and other nodes' work (default 1000 ms). */
   pollMs?: number;
   /** Lanes (receivers) served at once (default 64). */
@@ -70,8 +85,10 @@ export class WebhookDispatcher {
   private stopping = stopController();
   /** Per lane key: how often deliveries were queued in it (wrapping is harmless: only changes are compared). */
   private readonly generations = new Map<string, number>();
+  private readonly claimant: string;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.claimant = deps.claimant ?? timeOrderedId();
     this.logger = deps.logger.child({ component: 'webhook-dispatcher' });
     this.rules = { maxAttempts: deps.config.webhookRetryMaxAttempts, backoff: backoffPolicy(deps.config) };
     this.sender = deps.sender ?? new InProcessSender(sendRules(deps.config), deps.httpDispatcher ?? sharedGuardedDispatcher(deps.config.outboundDenyPrivate));
@@ -105,12 +122,31 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Stops taking work and aborts requests in flight; those deliveries stay pending and are sent again later. */
+  /**
+   * Stops taking work and aborts requests in flight; those deliveries stay pending, their claims given back (due at
+   * once for the other nodes or the next start).
+   */
   async stop(): Promise<void> {
     this.stopping.abort();
     const senderStopped = this.sender.stop();
     await this.scheduler.stop();
     await senderStopped;
+    await releaseClaimsOf(this.deps.store.db, this.claimant, Date.now()).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'webhook claims not given back at stop; they run out with their leases'),
+    );
+  }
+
+  /**
+   * Takes over the claims of every node incarnation not in `live` (dead or stopped): their deliveries are due now and
+   * are sent by whichever live node scans first, instead of after their leases. Answers how many were taken over.
+   */
+  async takeOverFrom(live: readonly string[]): Promise<number> {
+    const taken = await takeOverClaims(this.deps.store.db, live, Date.now());
+    if (taken > 0) {
+      this.logger.info({ deliveries: taken }, 'webhook deliveries claimed by a dead node taken over');
+      this.scheduler.wake();
+    }
+    return taken;
   }
 
   /**
@@ -182,7 +218,7 @@ export class WebhookDispatcher {
       const now = Date.now();
       // A lease value of this claim only (ms of jitter), so the ids it holds can be read back.
       const leaseUntil = now + this.deps.config.webhookRequestTimeoutMs + leaseMarginMs + Math.floor(Math.random() * 1000);
-      const { rows, held } = await readAndClaim(db, lane, batchSize, afterId, now, leaseUntil);
+      const { rows, held } = await readAndClaim(db, lane, batchSize, afterId, now, { leaseUntil, claimant: this.claimant });
       const generationAfterRead = this.generationOf(key);
       const ready = readyHead(rows, now, held);
       // Deliveries taken by another node meanwhile, and all after them, wait for the next run, in order.

@@ -82,7 +82,7 @@ export type RedeliverRequest = { deliveryId: number } | { status: 'dead' };
 export async function redeliver(db: Db, scope: DeliveryScope, request: RedeliverRequest): Promise<{ requeued: number }> {
   let update = db
     .updateTable('deliveries')
-    .set({ state: 'pending', attempts: 0, next_attempt_at: Date.now(), last_error: null, last_status: null, delivered_at: null })
+    .set({ state: 'pending', attempts: 0, next_attempt_at: Date.now(), last_error: null, last_status: null, delivered_at: null, claimed_by: null })
     .where('instance_id', '=', scope.instanceId);
   if (!scope.withGlobal) update = update.where('target', '=', 'instance');
   if ('deliveryId' in request) {

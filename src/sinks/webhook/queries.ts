@@ -67,10 +67,10 @@ async function laneBatch(db: Db, lane: Lane, limit: number, afterId?: number): P
  * attempt past the request: other nodes (and later scans) then see them as not ready; if this node dies, the lease
  * runs out and they are attempted again (at least once, never lost). Answers the ids this node now holds.
  */
-async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseUntil: number): Promise<Set<number>> {
+async function claimMany(db: Db, rows: DeliveryRow[], now: number, claim: Claim): Promise<Set<number>> {
   const held = await db
     .updateTable('deliveries')
-    .set({ next_attempt_at: leaseUntil })
+    .set({ next_attempt_at: claim.leaseUntil, claimed_by: claim.claimant })
     .where(
       'id',
       'in',
@@ -81,6 +81,12 @@ async function claimMany(db: Db, rows: DeliveryRow[], now: number, leaseUntil: n
     .returning('id')
     .execute();
   return new Set(held.map((r) => Number(r.id)));
+}
+
+/** A claim: until when it holds, and the node incarnation holding it (its claims are taken over once it is dead). */
+export interface Claim {
+  leaseUntil: number;
+  claimant: string;
 }
 
 /** A lane's batch as read and claimed in one go. `held`: the ids this node now holds. */
@@ -94,11 +100,11 @@ export interface ClaimedRows {
  * Reads the lane's next `limit` pending deliveries (after `afterId`) and claims the ready ones at its head (see
  * `claimMany`). On PostgreSQL one statement does both; on SQLite (no UPDATE in a WITH clause) a read, then the claim.
  */
-export async function readAndClaim(db: Db, lane: Lane, limit: number, afterId: number | undefined, now: number, leaseUntil: number): Promise<ClaimedRows> {
+export async function readAndClaim(db: Db, lane: Lane, limit: number, afterId: number | undefined, now: number, claim: Claim): Promise<ClaimedRows> {
   if (!isPostgres(db)) {
     const rows = await laneBatch(db, lane, limit, afterId);
     const ready = readyHead(rows, now);
-    return { rows, held: ready.length > 0 ? await claimMany(db, ready, now, leaseUntil) : new Set() };
+    return { rows, held: ready.length > 0 ? await claimMany(db, ready, now, claim) : new Set() };
   }
   const ofLane = lane.instanceId === null ? sql`"instance_id" is null` : sql`"instance_id" = ${lane.instanceId}`;
   // batch: the lane's next rows; ready: its head up to the first that must wait; claimed: those of them still
@@ -115,7 +121,7 @@ export async function readAndClaim(db: Db, lane: Lane, limit: number, afterId: n
       where "next_attempt_at" <= ${now}
         and "id" < coalesce((select min("id") from batch where "next_attempt_at" > ${now}), 9223372036854775807)
     ), claimed as (
-      update "deliveries" set "next_attempt_at" = ${leaseUntil}
+      update "deliveries" set "next_attempt_at" = ${claim.leaseUntil}, "claimed_by" = ${claim.claimant}
       where "id" = any(array(select "id" from ready)) and "state" = 'pending' and "next_attempt_at" <= ${now}
       returning *
     )
@@ -181,7 +187,7 @@ export async function settleMany(
     for (const { patch, ids } of groups.values()) {
       const rows = await tx
         .updateTable('deliveries')
-        .set(patch)
+        .set({ ...patch, claimed_by: null })
         .where('id', 'in', ids)
         .where(unindexed('state'), '=', 'pending')
         .where('next_attempt_at', '=', leaseUntil)
@@ -192,7 +198,7 @@ export async function settleMany(
     if (release.length > 0) {
       await tx
         .updateTable('deliveries')
-        .set({ next_attempt_at: now })
+        .set({ next_attempt_at: now, claimed_by: null })
         .where('id', 'in', release)
         .where(unindexed('state'), '=', 'pending')
         .where('next_attempt_at', '=', leaseUntil)
@@ -203,6 +209,33 @@ export async function settleMany(
   // One statement (the usual batch: all delivered alike) is atomic by itself: no BEGIN/COMMIT round trips.
   if (groups.size + (release.length > 0 ? 1 : 0) <= 1) return write(db);
   return db.transaction().execute((tx) => write(tx));
+}
+
+/**
+ * Makes the claims of node incarnations not in `live` (dead, or stopped) due now, so the next scan takes their
+ * deliveries over at once instead of waiting for their leases; answers how many. The holders are gone, so no answer of
+ * theirs is recorded any more (their settle checks the lease): each delivery is attempted again, at least once.
+ */
+export async function takeOverClaims(db: Db, live: readonly string[], now: number): Promise<number> {
+  let update = db
+    .updateTable('deliveries')
+    .set({ next_attempt_at: now, claimed_by: null })
+    .where('claimed_by', 'is not', null)
+    .where(unindexed('state'), '=', 'pending');
+  if (live.length > 0) update = update.where('claimed_by', 'not in', [...live]);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Gives back every claim of `claimant` (a clean stop): due now, for the other nodes or the next start. */
+export async function releaseClaimsOf(db: Db, claimant: string, now: number): Promise<number> {
+  const result = await db
+    .updateTable('deliveries')
+    .set({ next_attempt_at: now, claimed_by: null })
+    .where('claimed_by', '=', claimant)
+    .where(unindexed('state'), '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**

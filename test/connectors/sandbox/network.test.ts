@@ -55,6 +55,11 @@ class StandInCore implements ConnectorHost {
   async eventOccurred() {}
   async messagesSynced() {}
   async messageChanged() {}
+  async labelChanged() {}
+  async proxy() {
+    return null;
+  }
+
   async providerToken() {
     return null;
   }
@@ -200,7 +205,11 @@ describe('QR flow', () => {
     const { instance, connector } = w.add('beta');
     w.core.sessions.set(instance.id, { ownerJid: jid(B), profileName: 'Beta' });
     await connector.start();
-    expect(w.host.named()).toEqual([{ kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'Beta' }]);
+    // Then the account's labels, as they are (a session stored before any link here: none).
+    expect(w.host.named()).toEqual([
+      { kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(B), profileName: 'Beta' },
+      { kind: 'label', id: instance.id, change: { kind: 'sync', labels: [] } },
+    ]);
     expect(connector.state()).toBe('open');
     expect(connector.qr()).toBeNull();
   });
@@ -270,6 +279,21 @@ describe('scan', () => {
     expect(w.host.named()).toEqual([
       { kind: 'saveSession', id: instance.id, data: { ownerJid: jid(A), profileName: 'alpha' } },
       { kind: 'connection', id: instance.id, state: 'open', ownerJid: jid(A), profileName: 'alpha' },
+      // A newly linked account has WhatsApp Business's five default labels.
+      {
+        kind: 'label',
+        id: instance.id,
+        change: {
+          kind: 'sync',
+          labels: [
+            { id: '1', name: 'New customer', color: 1, deleted: false, predefinedId: '1' },
+            { id: '2', name: 'New order', color: 2, deleted: false, predefinedId: '2' },
+            { id: '3', name: 'Pending payment', color: 3, deleted: false, predefinedId: '3' },
+            { id: '4', name: 'Paid', color: 4, deleted: false, predefinedId: '4' },
+            { id: '5', name: 'Order complete', color: 5, deleted: false, predefinedId: '5' },
+          ],
+        },
+      },
     ]);
     expect(connector.state()).toBe('open');
     expect(connector.qr()).toBeNull();

@@ -14,7 +14,8 @@ import { openStore, type Store } from '../../../src/platform/store/db.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { inUnit } from '../../../src/platform/store/unit.js';
 import { defaultSettings, type Instance, type PrivacySettings, type Settings } from '../../../src/core/instance.js';
-import { TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
+import { ProviderError, TransientConnectorError, type Connector, type InboundMessage, type OutboundMessage } from '../../../src/core/connector.js';
+import { statusOf } from '../../../src/platform/http/error-envelope.js';
 import { mediaContent, pollContent, statusTextContent, textContent } from '../../../src/messages/compose.js';
 import { prepareMedia } from '../../../src/media/prepare.js';
 import { buttonsContent, imageHeader } from '../../../src/messages/buttons.js';
@@ -151,6 +152,14 @@ class FakeSocket implements WaSocket {
   async chatModify(mod: unknown, jid: string) {
     this.record('chatModify', mod, jid);
   }
+  labelError: unknown;
+  async addChatLabel(jid: string, labelId: string) {
+    this.record('addChatLabel', jid, labelId);
+    if (this.labelError) throw this.labelError;
+  }
+  async removeChatLabel(jid: string, labelId: string) {
+    this.record('removeChatLabel', jid, labelId);
+  }
   async updateProfilePicture(jid: string, content: unknown) {
     this.record('updateProfilePicture', jid, content);
   }
@@ -175,8 +184,65 @@ class FakeSocket implements WaSocket {
   async rejectCall(id: string, from: string) {
     this.record('rejectCall', id, from);
   }
+  /** Group addresses whose metadata was fetched, in order (what the connector's cache saves). */
+  readonly metadataFetches: string[] = [];
+  groupError: unknown;
   async groupMetadata(jid: string) {
+    this.metadataFetches.push(jid);
+    if (this.groupError) throw this.groupError;
     return { id: jid, subject: 'Team', owner: undefined, participants: this.groupParticipants };
+  }
+  async groupCreate(subject: string, participants: string[]) {
+    this.record('groupCreate', subject, participants);
+    return {
+      id: GROUP,
+      subject,
+      owner: LID,
+      ownerPn: `${OWNER}@s.whatsapp.net`,
+      creation: 1735689600,
+      participants: [{ id: LID, phoneNumber: `${OWNER}@s.whatsapp.net`, admin: 'superadmin' as const }, ...participants.map((id) => ({ id, admin: null }))],
+    };
+  }
+  async groupUpdateSubject(jid: string, subject: string) {
+    if (this.groupError) throw this.groupError;
+    this.record('groupUpdateSubject', jid, subject);
+  }
+  async groupUpdateDescription(jid: string, description?: string) {
+    this.record('groupUpdateDescription', jid, description);
+  }
+  async groupInviteCode(jid: string) {
+    this.record('groupInviteCode', jid);
+    return 'AbCdEfGhIjKlMnOpQrStUv';
+  }
+  async groupRevokeInvite(jid: string) {
+    this.record('groupRevokeInvite', jid);
+    return 'ZyXwVuTsRqPoNmLkJiHgFe';
+  }
+  async groupGetInviteInfo(code: string) {
+    this.record('groupGetInviteInfo', code);
+    if (code === 'NoSuchInviteCode000000') throw boom('item-not-found', 404);
+    return { id: GROUP, subject: 'Team', owner: undefined, size: 40, participants: [] };
+  }
+  async groupAcceptInvite(code: string) {
+    this.record('groupAcceptInvite', code);
+    return GROUP;
+  }
+  async groupFetchAllParticipating() {
+    this.record('groupFetchAllParticipating');
+    return { [GROUP]: { id: GROUP, subject: 'Team', owner: undefined, announce: true, participants: this.groupParticipants } };
+  }
+  async groupParticipantsUpdate(jid: string, participants: string[], action: string) {
+    this.record('groupParticipantsUpdate', jid, participants, action);
+    return participants.map((p, i) => ({ status: i === 0 ? '200' : '409', jid: p, content: { tag: 'participant', attrs: { jid: p } } }));
+  }
+  async groupSettingUpdate(jid: string, setting: string) {
+    this.record('groupSettingUpdate', jid, setting);
+  }
+  async groupToggleEphemeral(jid: string, expiration: number) {
+    this.record('groupToggleEphemeral', jid, expiration);
+  }
+  async groupLeave(jid: string) {
+    this.record('groupLeave', jid);
   }
   async logout() {
     this.record('logout');
@@ -510,6 +576,14 @@ describe('history, updates, receipts, edits and deletions', () => {
     expect(synced.map((m) => m.keyId)).toEqual(['3EB0C431C26A1916E07A']);
     const set = await w.store.db.selectFrom('outbox').select(['body']).where('event', '=', 'MESSAGES_SET').executeTakeFirst();
     expect(JSON.parse(set!.body).data).toHaveLength(1);
+    // The synced message's chat and sender are kept for the find routes: old news (nothing unread), and announced by
+    // CHATS_SET and CONTACTS_UPSERT above, not once more.
+    const chats = await w.store.db.selectFrom('chats').select(['remote_jid', 'unread_messages']).where('instance_id', '=', w.instance.id).execute();
+    expect(chats).toEqual([{ remote_jid: synced[0].remoteJid, unread_messages: 0 }]);
+    const contacts = await w.store.db.selectFrom('contacts').select(['remote_jid']).where('instance_id', '=', w.instance.id).execute();
+    expect(contacts).toEqual([{ remote_jid: synced[0].remoteJid }]);
+    const announced = await w.store.db.selectFrom('outbox').select('event').where('event', 'in', ['CHATS_UPSERT', 'CONTACTS_UPSERT']).execute();
+    expect(announced.map((row) => row.event)).toEqual(['CONTACTS_UPSERT']);
 
     // The mapping from the sync is used afterwards.
     w.socket().emit('presence.update', { id: '555000111222333@lid', presences: { '555000111222333@lid': { lastKnownPresence: 'composing' } } });
@@ -746,13 +820,56 @@ describe('contacts, chats, groups, presence, calls, labels', () => {
     expect(w.socket().relayed).toHaveLength(1);
   });
 
-  it('labels: LABELS_EDIT with the label and instance, LABELS_ASSOCIATION {instance, type, chatId, labelId}', async () => {
+  it('labels: labels.edit stores the label and announces it once; labels.association stores the chat label', async () => {
     const w = await connected();
-    w.socket().emit('labels.edit', { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' });
+    const outbox = async (event: string) =>
+      (await w.store.db.selectFrom('outbox').select('body').where('event', '=', event).orderBy('seq').execute()).map((row) => JSON.parse(row.body).data);
+    const paid = { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2' };
+    w.socket().emit('labels.edit', paid);
+    // The initial app-state sync reports it again: nothing changed, nothing announced.
+    w.socket().emit('labels.edit', paid);
+    w.socket().emit('labels.edit', { id: '6', name: 'VIP', color: 7, deleted: false });
     w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PN, labelId: '5' } });
+    w.socket().emit('labels.association', { type: 'add', association: { type: 'label_message' as never, chatId: PN, messageId: '3EB0MSG', labelId: '6' } });
     await w.settle();
-    expect(w.host.events('LABELS_EDIT')).toEqual([{ id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' }]);
-    expect(w.host.events('LABELS_ASSOCIATION')).toEqual([{ instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' }]);
+    expect(await w.services.labels.find(w.instance)).toEqual([
+      { color: '3', name: 'Paid', id: '5', predefinedId: '2' },
+      { color: '7', name: 'VIP', id: '6', predefinedId: null },
+    ]);
+    expect(await outbox('LABELS_EDIT')).toEqual([
+      { id: '5', name: 'Paid', color: 3, deleted: false, predefinedId: '2', instance: 'wa-fake' },
+      { id: '6', name: 'VIP', color: 7, deleted: false, instance: 'wa-fake' },
+    ]);
+    // A chat label is kept on the chat and announced once; a message's label is announced with its message id only.
+    expect(await outbox('LABELS_ASSOCIATION')).toEqual([
+      { instance: 'wa-fake', type: 'add', chatId: PN, labelId: '5' },
+      { instance: 'wa-fake', type: 'add', chatId: PN, labelId: '6', messageId: '3EB0MSG' },
+    ]);
+    const chat = await w.store.db.selectFrom('chats').select('labels').where('remote_jid', '=', PN).executeTakeFirstOrThrow();
+    expect(JSON.parse(chat.labels)).toEqual(['5']);
+
+    // Deleting a label forgets it and takes it off its chats.
+    w.socket().emit('labels.edit', { ...paid, deleted: true });
+    await w.settle();
+    expect((await w.services.labels.find(w.instance)).map((label) => label.id)).toEqual(['6']);
+    expect((await outbox('LABELS_EDIT')).at(-1)).toEqual({ ...paid, deleted: true, instance: 'wa-fake' });
+    const after = await w.store.db.selectFrom('chats').select('labels').where('remote_jid', '=', PN).executeTakeFirstOrThrow();
+    expect(JSON.parse(after.labels)).toEqual([]);
+  });
+
+  it('labels: adding and removing a chat label are addChatLabel / removeChatLabel on the socket', async () => {
+    const w = await connected();
+    await w.connector.labels!.addChatLabel(PN, '5');
+    await w.connector.labels!.removeChatLabel(GROUP, '6');
+    expect(w.socket().of('addChatLabel')).toEqual([[PN, '5']]);
+    expect(w.socket().of('removeChatLabel')).toEqual([[GROUP, '6']]);
+    // WhatsApp's refusal (here a closed connection) is a 400 with its words, never a 500.
+    w.socket().labelError = boom('Connection Closed', 428);
+    const refused = await w.connector.labels!.addChatLabel(PN, '5').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderError);
+    expect((refused as ProviderError).messages).toEqual(['Unable to add label to chat', 'Connection Closed']);
+    expect(statusOf(refused as ProviderError)).toBe(400);
   });
 });
 
@@ -1400,5 +1517,102 @@ describe('changing sent messages, blocking, media downloads (at the Baileys sock
     expect(mediaUrlOf({ url: 'https://media-gru1-1.cdn.whatsapp.net/v/x.enc' })).toBe('https://media-gru1-1.cdn.whatsapp.net/v/x.enc');
     expect(() => mediaUrlOf({ url: `${base}/v/t62.7118-24/pic.enc` })).toThrow(/neither a directPath nor a WhatsApp media url/);
     expect(() => mediaUrlOf({ url: 'https://evil.example/whatsapp.net' })).toThrow(/neither a directPath/);
+  });
+});
+
+describe('groups (at the Baileys socket boundary)', () => {
+  it("each operation calls Baileys' group function and answers in the contract's shape", async () => {
+    const w = await connected();
+    const groups = w.connector.groups!;
+    const created = await groups.create('Team', [PN]);
+    expect(w.socket().of('groupCreate')).toEqual([['Team', [PN]]]);
+    expect(created).toMatchObject({ id: GROUP, subject: 'Team', owner: LID, ownerPn: `${OWNER}@s.whatsapp.net`, size: 2, announce: false, restrict: false });
+    expect(created.participants).toEqual([
+      { id: LID, phoneNumber: `${OWNER}@s.whatsapp.net`, admin: 'superadmin' },
+      { id: PN, admin: null },
+    ]);
+    await groups.updateSubject(GROUP, 'Team 2');
+    await groups.updateDescription(GROUP, 'Rules');
+    await groups.updateDescription(GROUP, '');
+    expect(w.socket().of('groupUpdateSubject')).toEqual([[GROUP, 'Team 2']]);
+    expect(w.socket().of('groupUpdateDescription')).toEqual([
+      [GROUP, 'Rules'],
+      [GROUP, undefined],
+    ]);
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff]);
+    await groups.updatePicture(GROUP, jpeg);
+    expect(w.socket().of('updateProfilePicture')).toEqual([[GROUP, jpeg]]);
+    expect(await groups.inviteCode(GROUP)).toBe('AbCdEfGhIjKlMnOpQrStUv');
+    expect(await groups.revokeInvite(GROUP)).toBe('ZyXwVuTsRqPoNmLkJiHgFe');
+    expect(await groups.inviteInfo('AbCdEfGhIjKlMnOpQrStUv')).toMatchObject({ id: GROUP, size: 40 });
+    expect(await groups.acceptInvite('AbCdEfGhIjKlMnOpQrStUv')).toBe(GROUP);
+    const all = await groups.participating();
+    expect(all).toEqual([expect.objectContaining({ id: GROUP, announce: true, size: 2 })]);
+    expect(await groups.updateParticipants(GROUP, [PN, LID], 'promote')).toEqual([
+      { status: '200', jid: PN, content: { tag: 'participant', attrs: { jid: PN } } },
+      { status: '409', jid: LID, content: { tag: 'participant', attrs: { jid: LID } } },
+    ]);
+    expect(w.socket().of('groupParticipantsUpdate')).toEqual([[GROUP, [PN, LID], 'promote']]);
+    await groups.updateSetting(GROUP, 'announcement');
+    await groups.toggleEphemeral(GROUP, 86400);
+    await groups.leave(GROUP);
+    expect(w.socket().of('groupSettingUpdate')).toEqual([[GROUP, 'announcement']]);
+    expect(w.socket().of('groupToggleEphemeral')).toEqual([[GROUP, 86400]]);
+    expect(w.socket().of('groupLeave')).toEqual([[GROUP]]);
+    expect(await groups.pictureUrl(GROUP)).toBe(`https://pps.whatsapp.net/v/${GROUP.split('@')[0]}.jpg`);
+  });
+
+  it("WhatsApp's answers become the API's: unknown 404, refusal 400, a lost connection transient", async () => {
+    const w = await connected();
+    const groups = w.connector.groups!;
+    await expect(groups.inviteInfo('NoSuchInviteCode000000')).rejects.toMatchObject({ code: 'not_found' });
+    w.socket().groupError = boom('item-not-found', 404);
+    await expect(groups.metadata('120363000000000001@g.us')).rejects.toMatchObject({ code: 'not_found' });
+    w.socket().groupError = boom('not-authorized', 401);
+    await expect(groups.updateSubject(GROUP, 'x')).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/not-authorized/) });
+    w.socket().groupError = boom('forbidden', 403);
+    await expect(groups.metadata(GROUP)).rejects.toMatchObject({ code: 'invalid_input' });
+    w.socket().groupError = boom('Connection Closed', 428);
+    await expect(groups.metadata(GROUP)).rejects.toBeInstanceOf(TransientConnectorError);
+  });
+
+  it('group metadata is cached for sends and reads, handed to Baileys as cachedGroupMetadata, and dropped on group events', async () => {
+    const w = await connected();
+    const groups = w.connector.groups!;
+    const cachedGroupMetadata = w.socket().config.cachedGroupMetadata!;
+    expect(await cachedGroupMetadata(GROUP)).toBeUndefined();
+    await w.connector.messaging.send(outbound('3EB0CACHE00000000001', GROUP, textContent('one', undefined), { mentionsEveryOne: true }));
+    await w.connector.messaging.send(outbound('3EB0CACHE00000000002', GROUP, textContent('two', undefined), { mentionsEveryOne: true }));
+    await groups.metadata(GROUP);
+    expect(w.socket().metadataFetches).toEqual([GROUP]);
+    expect((await cachedGroupMetadata(GROUP))?.subject).toBe('Team');
+
+    // A participants change drops it: the next read fetches it again, with the new participants.
+    w.socket().groupParticipants = [...w.socket().groupParticipants, { id: '5511911110003@s.whatsapp.net' }];
+    w.socket().emit('group-participants.update', { id: GROUP, author: LID, participants: [{ id: '5511911110003@s.whatsapp.net' }], action: 'add' });
+    await w.settle();
+    expect(await cachedGroupMetadata(GROUP)).toBeUndefined();
+    expect((await groups.metadata(GROUP)).participants).toHaveLength(3);
+    expect(w.socket().metadataFetches).toEqual([GROUP, GROUP]);
+
+    // So does a change of the group's info, and a change made through the API.
+    w.socket().emit('groups.update', [{ id: GROUP, subject: 'Renamed' }]);
+    await w.settle();
+    expect(await cachedGroupMetadata(GROUP)).toBeUndefined();
+    await groups.metadata(GROUP);
+    await groups.updateSetting(GROUP, 'locked');
+    await groups.metadata(GROUP);
+    expect(w.socket().metadataFetches).toEqual([GROUP, GROUP, GROUP, GROUP]);
+
+    // A new group's metadata, as reported, is kept; so is every group listed by participating().
+    w.socket().emit('groups.upsert', [{ id: '120363000000000002@g.us', subject: 'New', participants: [] } as never]);
+    await w.settle();
+    expect((await groups.metadata('120363000000000002@g.us')).subject).toBe('New');
+    expect(w.socket().metadataFetches).toHaveLength(4);
+  });
+
+  it('GroupsModule through the deferred connector answers transient before the socket exists', async () => {
+    const w = await world({ autoOpen: false });
+    await expect(w.connector.groups!.metadata(GROUP)).rejects.toBeInstanceOf(TransientConnectorError);
   });
 });

@@ -54,4 +54,18 @@ describe('SQLite store file', () => {
       .execute();
     expect(await store.db.selectFrom('outbox').select('id').execute()).toEqual([{ id: 'e1' }]);
   });
+
+  it('is a one-node store: a second store on a file in use is refused until the first is closed', async () => {
+    const path = newPath();
+    const first = await openStore(`file:${path}`);
+    await expect(openStore(`file:${path}`)).rejects.toThrow(/^DATABASE_CONNECTION_URI: another Switchboard process is using the SQLite database at /);
+    // The refused open changed nothing: the first store still writes.
+    await first.db
+      .insertInto('outbox')
+      .values({ id: 'e1', instance_id: 'i', instance_name: 'i', event: 'MESSAGES_UPSERT', body: '{}', created_at: 1 })
+      .execute();
+    await first.close();
+    const second = await open(path);
+    expect(await second.db.selectFrom('outbox').select('id').execute()).toEqual([{ id: 'e1' }]);
+  });
 });

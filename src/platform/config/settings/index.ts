@@ -8,6 +8,7 @@ import { nats, rabbitmq, websocket } from './sinks.js';
 import { webhook } from './webhook.js';
 import { history } from './history.js';
 import { logging } from './logging.js';
+import { cluster } from './cluster.js';
 import { waBusiness, waWeb } from './whatsapp.js';
 
 export const settings = {
@@ -27,6 +28,7 @@ export const settings = {
   ...rabbitmq,
   ...nats,
   ...operations,
+  ...cluster,
   ...rateLimit,
 };
 

@@ -1,0 +1,20 @@
+// Settings of the node as one of a fleet: how often it says it is alive, and when a silent node counts as dead.
+import { wholeNumber } from '../declare.js';
+
+export const cluster = {
+  nodeHeartbeatMs: wholeNumber({
+    env: 'NODE_HEARTBEAT_INTERVAL_MS',
+    default: 2000,
+    min: 100,
+    max: 60_000,
+    meaning: 'How often this node writes its heartbeat into the store (and looks for the work of dead nodes to take over).',
+  }),
+  nodeDeadAfterMs: wholeNumber({
+    env: 'NODE_DEAD_AFTER_MS',
+    default: 10_000,
+    min: 1000,
+    max: 600_000,
+    meaning:
+      'A node whose heartbeat is older than this is dead: its claimed webhook deliveries are taken over at once. Keep it several heartbeats long (a pause of the process longer than this hands its work to others).',
+  }),
+};
