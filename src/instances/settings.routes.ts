@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { InstanceService } from './service.js';
 import { pathInstance } from '../platform/http/auth.js';
-import { createdAnswer, InstanceParams, sentAsBuilt, settingsFields } from '../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, sentAsBuilt, settingsFields, withExample } from '../platform/http/schemas.js';
 import { settingsSnake } from '../core/instance.js';
 import { pacingField } from './pacing-field.js';
 
@@ -18,7 +18,15 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<Instanc
         tags: ['settings'],
         summary: 'Change behaviour settings (fields left out keep their value)',
         params: InstanceParams,
-        body: SettingsBody,
+        body: withExample(SettingsBody, {
+          rejectCall: true,
+          msgCall: 'Calls are not answered here; please write',
+          groupsIgnore: false,
+          alwaysOnline: false,
+          readMessages: true,
+          readStatus: false,
+          syncFullHistory: false,
+        }),
         response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call, pacing when given}}}'),
       },
     },
