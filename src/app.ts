@@ -12,6 +12,7 @@ import { lazyRequestLoggers } from './platform/http/request-logger.js';
 import { registerRequestIdHeader, requestIdOf } from './platform/http/request-id.js';
 import { registerJsonBodyParser } from './platform/http/json-body.js';
 import { documentErrorAnswers } from './platform/http/openapi-errors.js';
+import { docsPageOptions, docsTitle } from './platform/http/docs-page.js';
 import { instanceRoutes } from './instances/routes.js';
 import { settingsRoutes } from './instances/settings.routes.js';
 import { proxyRoutes } from './instances/proxy.routes.js';
@@ -73,7 +74,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       info: {
-        title: 'Switchboard API',
+        title: docsTitle,
         version,
         description:
           'Evolution API v2 compatible messaging gateway. Every route needs the `apikey` header (the global key, or an instance key for its own instance), except `/`, `/health`, these docs and the sandbox media files. Errors answer `{status, error, response: {message: [...]}}` with 400, 401, 403, 404, 413, 415, 422 or 431.',
@@ -82,7 +83,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       security: [{ apikey: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/messenger/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, docsPageOptions('/messenger/docs'));
 
   await app.register(metaRoutes, {
     serverUrl: config.serverUrl,

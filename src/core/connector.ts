@@ -28,6 +28,16 @@ export interface QrState {
   base64: string;
   count: number;
   pairingCode: string | null;
+  /** Why there is no pairing code although the instance asked for one (the QR code still works). */
+  pairingProblem?: string;
+}
+
+/** Why a connection is not open although it should be: what a person can act on, and the messenger's code for it. */
+export interface ConnectionProblem {
+  reason: string;
+  statusCode: number;
+  /** When the connector tries again by itself (epoch ms); absent when it is trying now or will not retry. */
+  retryAt?: number;
 }
 
 export interface InboundMessage {
@@ -365,6 +375,8 @@ export interface Connector {
   qr(): QrState | null;
   /** When the connector last heard from the messenger (traffic or keep-alive), for truthful health. */
   lastActivityAt?(): number | null;
+  /** Why the connection is not open (the messenger cannot be reached, it refused…), while that holds; else null. */
+  problem?(): ConnectionProblem | null;
   /** Why the connection is not open, when the connector knows (the instance's proxy cannot be reached…); else null. */
   stateReason?(): string | null;
   /**

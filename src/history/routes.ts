@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import type { ChatMarks } from './chat-marks.js';
 import type { HistoryReads } from './reads.js';
 import { answers, ArchiveBody, ChatQuery, FindChatsBody, FindContactsBody, FindMessagesBody, FindStatusBody, MarkUnreadBody } from './schemas.js';
@@ -23,7 +23,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         tags: ['chat'],
         summary: 'Stored messages, newest first, a page at a time',
         params: InstanceParams,
-        body: Type.Optional(FindMessagesBody),
+        body: Type.Optional(withExample(FindMessagesBody, { where: { key: { remoteJid: '5511999999999@s.whatsapp.net' } }, page: 1, offset: 10 })),
         response: answers.messages,
       },
     },
@@ -34,7 +34,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/findChats/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'Chats, the most recent first', params: InstanceParams, body: Type.Optional(FindChatsBody), response: answers.chats },
+      schema: {
+        tags: ['chat'],
+        summary: 'Chats, the most recent first',
+        params: InstanceParams,
+        body: Type.Optional(withExample(FindChatsBody, { where: {}, take: 10 })),
+        response: answers.chats,
+      },
     },
     async (request) => reads.chats(pathInstance(request), request.body ?? {}),
   );
@@ -47,7 +53,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         tags: ['chat'],
         summary: 'Contacts (people messages were exchanged with)',
         params: InstanceParams,
-        body: Type.Optional(FindContactsBody),
+        body: Type.Optional(withExample(FindContactsBody, { where: { remoteJid: '5511999999999@s.whatsapp.net' } })),
         response: answers.contacts,
       },
     },
@@ -62,7 +68,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
         tags: ['chat'],
         summary: 'The statuses messages went through, in the order recorded',
         params: InstanceParams,
-        body: Type.Optional(FindStatusBody),
+        body: Type.Optional(withExample(FindStatusBody, { where: { remoteJid: '5511999999999@s.whatsapp.net' } })),
         response: answers.statuses,
       },
     },
@@ -88,7 +94,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/archiveChat/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'Archive or unarchive a chat', params: InstanceParams, body: ArchiveBody, response: answers.archived },
+      schema: {
+        tags: ['chat'],
+        summary: 'Archive or unarchive a chat',
+        params: InstanceParams,
+        body: withExample(ArchiveBody, { chat: '5511999999999@s.whatsapp.net', archive: true }),
+        response: answers.archived,
+      },
     },
     async (request, reply) => {
       const { archive, chat, lastMessage } = request.body;
@@ -100,7 +112,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
     '/chat/markChatUnread/:instance',
     {
       ...instanceRoute,
-      schema: { tags: ['chat'], summary: 'Mark a chat unread', params: InstanceParams, body: MarkUnreadBody, response: answers.markedUnread },
+      schema: {
+        tags: ['chat'],
+        summary: 'Mark a chat unread',
+        params: InstanceParams,
+        body: withExample(MarkUnreadBody, { chat: '5511999999999@s.whatsapp.net' }),
+        response: answers.markedUnread,
+      },
     },
     async (request, reply) => {
       const { chat, lastMessage } = request.body;

@@ -2,13 +2,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import type { ProfileOperations } from './profile.js';
 
-const NumberBody = Type.Object({ number: Type.Optional(Type.String({ minLength: 1 })) });
+const NumberBody = withExample(Type.Object({ number: Type.Optional(Type.String({ minLength: 1 })) }), { number: '5511999999999' });
 const NameBody = Type.Object({ name: Type.Optional(Type.String()) });
 const StatusBody = Type.Object({ status: Type.Optional(Type.String({ description: 'The "about" text' })) });
-const PictureBody = Type.Object({ picture: Type.Optional(Type.String({ description: 'The image: http(s) URL, base64 or data URL' })) });
+const PictureBody = withExample(Type.Object({ picture: Type.Optional(Type.String({ description: 'The image: http(s) URL, base64 or data URL' })) }), {
+  picture: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+});
 
 const answer = (description: string) => ({ 200: Type.Object({}, { additionalProperties: true, description }) });
 const updated = answer('{update: "success"}');
@@ -41,7 +43,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
         tags: ['profile'],
         summary: "An account's profile (the own one without number)",
         params: InstanceParams,
-        body: Type.Optional(NumberBody),
+        body: Type.Optional(withExample(NumberBody, {})),
         response: answer('{wuid, name, numberExists: true, picture, status: {status, setAt}, isBusiness}'),
       },
     },

@@ -5,10 +5,10 @@ import type { Db } from '../platform/store/db.js';
 import { inUnit } from '../platform/store/unit.js';
 import type { EventWriter } from '../events/writer.js';
 import type { SinkConfigs } from '../events/sink-configs.js';
-import { invalidInput, forbidden, notFound } from '../core/errors.js';
+import { invalidInput, forbidden, notFound, unavailable } from '../core/errors.js';
 import type { ConnectorKind, ConnectorKinds } from '../core/connector-kind.js';
 import type { ConnectionState } from '../core/instance.js';
-import type { QrState } from '../core/connector.js';
+import type { ConnectionProblem, Connector, QrState } from '../core/connector.js';
 import type { SinkConfig, SinkKind } from '../core/event-sink.js';
 import { generateApiKey } from '../platform/util/api-keys.js';
 import type { InstanceRegistry } from './registry.js';
@@ -40,6 +40,15 @@ export interface CreateInstanceInput {
 /** A connection as connect and restart answer it: open, or the QR code while linking. */
 export type ConnectionAnswer = { state: 'open' } | { state: Exclude<ConnectionState, 'open'>; qr: QrState | null };
 
+/** The live state of an instance's connection, as connectionState, fetchInstances and connect all tell it. */
+export interface LiveConnection {
+  state: ConnectionState;
+  /** When the connection last heard from the messenger, where known. */
+  lastActivityAt: number | null;
+  /** Why it is not open, while that holds. */
+  problem: ConnectionProblem | null;
+}
+
 const minClientKeyLength = 16;
 
 export class InstanceService {
@@ -70,7 +79,7 @@ export class InstanceService {
    * Creates an instance with its destinations, then links it (a kind that links at creation) or connects it (an
    * always-on kind, or when the QR code is asked for). Answers the QR code when asked.
    */
-  async create(input: CreateInstanceInput): Promise<{ instance: Instance; apikey: string; qrcode?: QrState | null }> {
+  async create(input: CreateInstanceInput): Promise<{ instance: Instance; apikey: string; qrcode?: QrState | null; problem?: ConnectionProblem }> {
     const kind = this.kindOf(input.integration);
     if (input.pacing) this.checkPacing(input.pacing);
     // A number that cannot be linked is refused before the instance exists (a 400 leaves nothing behind).
@@ -78,6 +87,7 @@ export class InstanceService {
     const proxy = input.proxy && this.deps.proxies ? await this.deps.proxies.check.forCreate(input.proxy) : null;
     const { instance, apikey } = await this.insert(input, kind, proxy);
     let qrcode: QrState | null | undefined;
+    let problem: ConnectionProblem | null = null;
     if (kind.linkAtCreation) {
       try {
         await kind.linkAtCreation.link(instance, input);
@@ -88,10 +98,13 @@ export class InstanceService {
       }
     } else if (kind.alwaysOn || input.qrcode) {
       const connector = await this.deps.lifecycle.connect(instance);
-      if (input.qrcode) qrcode = connector.qr();
+      if (input.qrcode) {
+        qrcode = connector.qr();
+        problem = connector.state() === 'open' ? null : (connector.problem?.() ?? null);
+      }
     }
     this.deps.logger.info({ instance: instance.name, integration: kind.name }, 'instance created');
-    return { instance, apikey, ...(qrcode !== undefined ? { qrcode } : {}) };
+    return { instance, apikey, ...(qrcode !== undefined ? { qrcode } : {}), ...(problem && !qrcode ? { problem } : {}) };
   }
 
   private async insert(input: CreateInstanceInput, kind: ConnectorKind, proxy: ProxySettings | null): Promise<{ instance: Instance; apikey: string }> {
@@ -182,29 +195,45 @@ export class InstanceService {
    * Connects (or answers the QR code of the linking under way). A number asks for a pairing code (WhatsApp Web) instead
    * of scanning the QR code; kinds that take none keep their stored number (WHATSAPP-BUSINESS: the phone-number id;
    * EVOLUTION: the routing id), whatever the request says.
+   *
+   * When the messenger cannot be reached (or a pairing code asked for cannot be had) the answer is a 503 saying why,
+   * never an empty QR code.
    */
   async connect(instance: Instance, number?: string): Promise<ConnectionAnswer> {
     const kind = this.kindOf(instance.integration);
     let current = instance;
+    const pairing = Boolean(kind.pairingNumber && number);
     if (kind.pairingNumber && number && number !== instance.number) {
       const digits = kind.pairingNumber(number);
       current = await inUnit(this.deps.db, (unit) => this.deps.registry.updateNumber(unit, instance, digits));
     }
-    return connectionAnswer(await this.deps.lifecycle.connect(current));
+    let connector = await this.deps.lifecycle.connect(current);
+    // A QR code made without a pairing code (the socket was opened before the number was given): a pairing code needs a
+    // socket opened for pairing, so the linking starts over.
+    const shown = connector.qr();
+    if (pairing && connector.state() === 'connecting' && shown && shown.pairingCode === null && !shown.pairingProblem) {
+      connector = await this.deps.lifecycle.restart(current);
+    }
+    return answerOrProblem(instance, connector, pairing);
   }
 
   async restart(instance: Instance): Promise<ConnectionAnswer> {
-    return connectionAnswer(await this.deps.lifecycle.restart(instance));
+    return answerOrProblem(instance, await this.deps.lifecycle.restart(instance), false);
   }
 
   /**
-   * The live state, when the connection last heard from the messenger (truthful health), and why it is not open when
-   * the connector knows (an unreachable proxy…), where known.
+   * The live state, when the connection last heard from the messenger (truthful health), and why it is not open: the
+   * connector's problem (WhatsApp Web cannot be reached…), or the reason it knows (an unreachable proxy…).
    */
-  connectionState(instance: Instance): { state: ConnectionState; lastActivityAt: number | null; reason: string | null } {
+  connectionState(instance: Instance): LiveConnection {
     const connector = this.deps.lifecycle.connectorOf(instance.id);
     const state = connector?.state() ?? instance.status;
-    return { state, lastActivityAt: connector?.lastActivityAt?.() ?? null, reason: state === 'open' ? null : (connector?.stateReason?.() ?? null) };
+    const known = connector?.stateReason?.() ?? null;
+    return {
+      state,
+      lastActivityAt: connector?.lastActivityAt?.() ?? null,
+      problem: state === 'open' ? null : (connector?.problem?.() ?? (known ? { reason: known, statusCode: 503 } : null)),
+    };
   }
 
   /** Unlinks the account; an instance not connected is refused. */
@@ -292,9 +321,32 @@ export class InstanceService {
   }
 }
 
-function connectionAnswer(connector: { state(): ConnectionState; qr(): QrState | null }): ConnectionAnswer {
+/**
+ * What connect and restart answer: open, the QR code, or (no QR code to show because the messenger cannot be reached,
+ * or a pairing code asked for cannot be had) a 503 with the reason and what happens next.
+ */
+function answerOrProblem(instance: Instance, connector: Connector, pairing: boolean): ConnectionAnswer {
   const state = connector.state();
-  return state === 'open' ? { state } : { state, qr: connector.qr() };
+  if (state === 'open') return { state };
+  const qr = connector.qr();
+  if (qr && pairing && qr.pairingCode === null && qr.pairingProblem) throw unavailable(qr.pairingProblem);
+  if (qr) return { state, qr };
+  const problem = connector.problem?.() ?? null;
+  if (problem) throw unavailable(...problemMessages(instance, state, problem));
+  return { state, qr };
+}
+
+/** A connection problem told to a person: the reason, then what the service does about it and what they can do. */
+function problemMessages(instance: Instance, state: ConnectionState, problem: ConnectionProblem): string[] {
+  if (state === 'close') {
+    return [problem.reason, `the instance stopped trying; POST /messenger/instance/restart/${instance.name} tries again`];
+  }
+  const waitS = problem.retryAt === undefined ? 0 : Math.max(0, Math.ceil((problem.retryAt - Date.now()) / 1000));
+  const next = waitS > 0 ? `tries again by itself in ${waitS} s` : 'is trying again now';
+  return [
+    problem.reason,
+    `the instance ${next} (connectionState and the connection.update events say when it connects); POST /messenger/instance/restart/${instance.name} tries at once`,
+  ];
 }
 
 /** The column a unique violation is about, where the driver says (PostgreSQL's constraint and detail, SQLite's message). */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { InstanceService } from './service.js';
 import { pathInstance } from '../platform/http/auth.js';
-import { createdAnswer, InstanceParams, settingsFields } from '../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, sentAsBuilt, settingsFields, withExample } from '../platform/http/schemas.js';
 import { settingsSnake } from '../core/instance.js';
 import { pacingField } from './pacing-field.js';
 
@@ -18,7 +18,15 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<Instanc
         tags: ['settings'],
         summary: 'Change behaviour settings (fields left out keep their value)',
         params: InstanceParams,
-        body: SettingsBody,
+        body: withExample(SettingsBody, {
+          rejectCall: true,
+          msgCall: 'Calls are not answered here; please write',
+          groupsIgnore: false,
+          alwaysOnline: false,
+          readMessages: true,
+          readStatus: false,
+          syncFullHistory: false,
+        }),
         response: createdAnswer('{settings: {instanceName, settings: {…snake_case settings without msg_call, pacing when given}}}'),
       },
     },
@@ -34,7 +42,31 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ instances: Pick<Instanc
 
   app.get(
     '/settings/find/:instance',
-    { config: { access: 'instance' }, schema: { tags: ['settings'], summary: 'Current behaviour settings', params: InstanceParams } },
+    {
+      config: { access: 'instance' },
+      ...sentAsBuilt,
+      schema: {
+        tags: ['settings'],
+        summary: 'Current behaviour settings',
+        params: InstanceParams,
+        response: {
+          200: Type.Object(
+            {
+              rejectCall: Type.Boolean(),
+              msgCall: Type.String(),
+              groupsIgnore: Type.Boolean(),
+              alwaysOnline: Type.Boolean(),
+              readMessages: Type.Boolean(),
+              readStatus: Type.Boolean(),
+              syncFullHistory: Type.Boolean(),
+              wavoipToken: Type.String({ description: 'Always empty (calls through Wavoip are not supported)' }),
+              pacing: Type.Object({}, { additionalProperties: true, description: 'The pacing in effect' }),
+            },
+            { description: 'The settings (camelCase, as Evolution answers them)' },
+          ),
+        },
+      },
+    },
     async (request) => {
       const instance = pathInstance(request);
       return { ...instance.settings, wavoipToken: '', pacing: instances.pacingOf(instance) };

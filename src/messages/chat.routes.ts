@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
 import { ownPresences, presences, type ChatOperations } from './chat-operations.js';
-import { createdAnswer, InstanceParams } from '../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, withExample } from '../platform/http/schemas.js';
 import type { Presence } from '../core/connector.js';
 import { privacyValues } from '../core/instance.js';
 
@@ -21,12 +21,15 @@ const PresenceOptions = Type.Object({
   delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000 })),
   number: Type.Optional(Type.String()),
 });
-const PresenceBody = Type.Object({
-  number: Type.Optional(Type.String({ minLength: 1 })),
-  presence: Type.Optional(Type.Enum([...presences])),
-  delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000 })),
-  options: Type.Optional(PresenceOptions),
-});
+const PresenceBody = withExample(
+  Type.Object({
+    number: Type.Optional(Type.String({ minLength: 1 })),
+    presence: Type.Optional(Type.Enum([...presences])),
+    delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 300000 })),
+    options: Type.Optional(PresenceOptions),
+  }),
+  { number: '5511999999999', presence: 'composing', delay: 1200 },
+);
 
 const OwnPresenceBody = Type.Object({
   // Optional here so that a missing value is answered with the allowed ones too (by the use case).
@@ -35,12 +38,15 @@ const OwnPresenceBody = Type.Object({
   ),
 });
 
-const NumbersBody = Type.Object({
-  numbers: Type.Array(Type.String({ minLength: 1, description: "A phone number with country code, or a person's address (…@s.whatsapp.net, …@lid)" }), {
-    minItems: 1,
-    uniqueItems: true,
+const NumbersBody = withExample(
+  Type.Object({
+    numbers: Type.Array(Type.String({ minLength: 1, description: "A phone number with country code, or a person's address (…@s.whatsapp.net, …@lid)" }), {
+      minItems: 1,
+      uniqueItems: true,
+    }),
   }),
-});
+  { numbers: ['5511999999999', '5511988887777'] },
+);
 
 const NumberAnswer = Type.Object({
   exists: Type.Boolean(),
@@ -50,12 +56,15 @@ const NumberAnswer = Type.Object({
   lid: Type.Optional(Type.String({ description: "The account's LID address, when known" })),
 });
 
-const ReadBody = Type.Object({
-  readMessages: Type.Array(
-    Type.Object({ remoteJid: Type.String({ minLength: 1 }), fromMe: Type.Optional(Type.Boolean()), id: Type.String({ minLength: 1 }) }),
-    { minItems: 1 },
-  ),
-});
+const ReadBody = withExample(
+  Type.Object({
+    readMessages: Type.Array(
+      Type.Object({ remoteJid: Type.String({ minLength: 1 }), fromMe: Type.Optional(Type.Boolean()), id: Type.String({ minLength: 1 }) }),
+      { minItems: 1 },
+    ),
+  }),
+  { readMessages: [{ remoteJid: '5511999999999@s.whatsapp.net', fromMe: false, id: '3EB0C431C26A1916E07A' }] },
+);
 
 export interface ChatRoutesOptions {
   chats: ChatOperations;

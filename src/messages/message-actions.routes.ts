@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import { blockActions, type BlockOperations } from './block-operations.js';
 import type { MediaDownloads } from './media-download.js';
 import type { SentMessageChanges } from './sent-message-changes.js';
@@ -118,7 +118,7 @@ export const messageActionRoutes: FastifyPluginAsyncTypebox<MessageActionRoutesO
         tags: ['chat'],
         summary: 'Block or unblock an account',
         params: InstanceParams,
-        body: BlockBody,
+        body: withExample(BlockBody, { number: '5511999999999', status: 'block' }),
         response: { 201: Type.Object({ block: Type.Literal('success') }) },
       },
     },

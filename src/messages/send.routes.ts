@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import type { Instance } from '../core/instance.js';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import { ButtonsBody } from './buttons-schema.js';
 import { TemplateSendBody } from './template-schemas.js';
 import type { OutgoingMessages, SendRequest } from './outgoing.js';
@@ -90,16 +90,96 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
     });
   };
 
-  sendRoute('sendText', 'Send a text message', TextBody, (i, b, r) => outgoing.text(i, b, r));
-  await sendRoute('sendMedia', 'Send an image, video, audio file or document', MediaBody, (i, b, r) => outgoing.media(i, b, r), 'media');
-  await sendRoute('sendSticker', 'Send a sticker (converted to WebP)', StickerBody, (i, b, r) => outgoing.sticker(i, b, r), 'sticker');
-  sendRoute('sendPoll', 'Send a poll', PollBody, (i, b, r) => outgoing.poll(i, b, r));
-  sendRoute('sendList', 'Send a list (delivered as a single-choice poll, which every phone shows)', ListBody, (i, b, r) => outgoing.list(i, b, r));
-  sendRoute('sendLocation', 'Send a location', LocationBody, (i, b, r) => outgoing.location(i, b, r));
-  sendRoute('sendContact', 'Send one or more contact cards (vCards)', ContactBody, (i, b, r) => outgoing.contact(i, b, r));
-  sendRoute('sendReaction', 'React to a message with an emoji (an empty reaction removes it)', ReactionBody, (i, b, r) => outgoing.reaction(i, b, r));
-  sendRoute('sendButtons', 'Send a message with buttons (reply, copy, url, call or PIX)', ButtonsBody, (i, b, r) => outgoing.buttons(i, b, r));
-  sendRoute('sendStatus', 'Post a status (story)', StatusBody, (i, b, r) => outgoing.status(i, b, r));
+  sendRoute('sendText', 'Send a text message', withExample(TextBody, { number: '5511999999999', text: 'Hello from Switchboard', delay: 1200 }), (i, b, r) =>
+    outgoing.text(i, b, r),
+  );
+  await sendRoute(
+    'sendMedia',
+    'Send an image, video, audio file or document',
+    withExample(MediaBody, {
+      number: '5511999999999',
+      mediatype: 'image',
+      mimetype: 'image/png',
+      caption: 'A dot',
+      media: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      fileName: 'dot.png',
+    }),
+    (i, b, r) => outgoing.media(i, b, r),
+    'media',
+  );
+  await sendRoute(
+    'sendSticker',
+    'Send a sticker (converted to WebP)',
+    withExample(StickerBody, {
+      number: '5511999999999',
+      sticker: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    }),
+    (i, b, r) => outgoing.sticker(i, b, r),
+    'sticker',
+  );
+  sendRoute(
+    'sendPoll',
+    'Send a poll',
+    withExample(PollBody, { number: '5511999999999', name: 'Lunch?', selectableCount: 1, values: ['Pizza', 'Salad'] }),
+    (i, b, r) => outgoing.poll(i, b, r),
+  );
+  sendRoute(
+    'sendList',
+    'Send a list (delivered as a single-choice poll, which every phone shows)',
+    withExample(ListBody, {
+      number: '5511999999999',
+      title: 'Menu',
+      description: 'Pick one',
+      buttonText: 'Open',
+      footerText: 'Switchboard',
+      values: [
+        {
+          title: 'Drinks',
+          rows: [
+            { title: 'Coffee', description: 'Hot', rowId: 'coffee' },
+            { title: 'Tea', description: 'Hot', rowId: 'tea' },
+          ],
+        },
+      ],
+    }),
+    (i, b, r) => outgoing.list(i, b, r),
+  );
+  sendRoute(
+    'sendLocation',
+    'Send a location',
+    withExample(LocationBody, { number: '5511999999999', latitude: -23.5505, longitude: -46.6333, name: 'Praça da Sé', address: 'São Paulo' }),
+    (i, b, r) => outgoing.location(i, b, r),
+  );
+  sendRoute(
+    'sendContact',
+    'Send one or more contact cards (vCards)',
+    withExample(ContactBody, { number: '5511999999999', contact: [{ fullName: 'Maria Silva', wuid: '5511988887777', phoneNumber: '+55 11 98888-7777' }] }),
+    (i, b, r) => outgoing.contact(i, b, r),
+  );
+  sendRoute(
+    'sendReaction',
+    'React to a message with an emoji (an empty reaction removes it)',
+    withExample(ReactionBody, { key: { remoteJid: '5511999999999@s.whatsapp.net', fromMe: true, id: '3EB0C431C26A1916E07A' }, reaction: '👍' }),
+    (i, b, r) => outgoing.reaction(i, b, r),
+  );
+  sendRoute(
+    'sendButtons',
+    'Send a message with buttons (reply, copy, url, call or PIX)',
+    withExample(ButtonsBody, {
+      number: '5511999999999',
+      title: 'Order 42',
+      description: 'Confirm?',
+      footer: 'Switchboard',
+      buttons: [{ type: 'reply', displayText: 'Yes', id: 'yes' }],
+    }),
+    (i, b, r) => outgoing.buttons(i, b, r),
+  );
+  sendRoute(
+    'sendStatus',
+    'Post a status (story)',
+    withExample(StatusBody, { type: 'text', content: 'Open today', backgroundColor: '#198754', font: 1, statusJidList: ['5511999999999'] }),
+    (i, b, r) => outgoing.status(i, b, r),
+  );
   sendRoute('sendTemplate', 'Send an approved Meta message template (WHATSAPP-BUSINESS)', TemplateSendBody, (i, b, r) => outgoing.template(i, b, r));
   await sendRoute(
     'sendWhatsAppAudio',

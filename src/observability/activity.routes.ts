@@ -1,5 +1,7 @@
 // GET /instance/activity: each instance's live state, last activity, queued sends and delivery trouble, with totals.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { sentAsBuilt } from '../platform/http/schemas.js';
 import type { Db } from '../platform/store/db.js';
 import type { InstanceService } from '../instances/service.js';
 import { activityFigures, type DeliveryCounts } from './activity.js';
@@ -16,7 +18,17 @@ export const activityRoutes: FastifyPluginAsyncTypebox<ActivityRouteOptions> = a
     '/instance/activity',
     {
       config: { access: 'any-key' },
+      ...sentAsBuilt,
       schema: {
+        response: {
+          200: Type.Object(
+            {
+              instances: Type.Array(Type.Object({}, { additionalProperties: true })),
+              totals: Type.Object({}, { additionalProperties: true }),
+            },
+            { description: 'Each instance the key may see, and the totals (fields in the description above)' },
+          ),
+        },
         tags: ['instance'],
         summary: 'Activity of every instance the key may see (a Switchboard extension): live state, last activity, queued sends, webhook deliveries',
         description:

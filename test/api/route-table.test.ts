@@ -25,13 +25,15 @@ function documentedRoutes(): Row[] {
 const rootPaths = new Set(['/metrics', '/manager', '/verify-creds']);
 const servedAt = (path: string) => (rootPaths.has(path) ? path : `/messenger${path}`).replace('{instance}', ':instance');
 
-/** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, docs/manager.md, the API document). */
+/** Our own routes beside Evolution's (docs/sandbox.md, docs/events.md, docs/manager.md, the API document; the welcome and the health check). */
 const ownRoutes = [
   /^\/messenger\/cluster$/,
   /^\/messenger\/sandbox\//,
   /^\/messenger\/webhook\/(deliveries|redeliver)\//,
   /^\/messenger\/docs/,
   /^\/messenger\/instance\/activity$/,
+  /^\/$/,
+  /^\/health$/,
 ];
 
 describe('the table of every route in docs/compatibility.md', () => {

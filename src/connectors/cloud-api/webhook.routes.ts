@@ -6,6 +6,7 @@ import type { Instance } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import { CodedError, forbidden, invalidInput, unavailable } from '../../core/errors.js';
 import { secretsEqual } from '../../platform/util/api-keys.js';
+import { rawAnswer, sentAsBuilt } from '../../platform/http/schemas.js';
 import type { CloudApiSettings } from './settings.js';
 import { checkSignature } from './signature.js';
 import { deliverWebhook, instancesByPhoneNumberId } from './webhook-delivery.js';
@@ -40,11 +41,13 @@ export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<CloudApiWebhookOpt
     '/webhook/meta',
     {
       config: { access: 'public' },
+      ...sentAsBuilt,
       schema: {
         tags: ['integrations'],
         summary: 'Meta webhook verification (WHATSAPP-BUSINESS): answers hub.challenge when hub.verify_token matches',
         security: [],
         querystring: VerifyQuery,
+        response: { 200: rawAnswer('text/plain', 'The hub.challenge, as Meta expects it') },
       },
     },
     async (request, reply) => {
@@ -65,11 +68,18 @@ export const cloudApiWebhookRoutes: FastifyPluginAsyncTypebox<CloudApiWebhookOpt
     '/webhook/meta',
     {
       config: { access: 'public' },
+      ...sentAsBuilt,
       bodyLimit,
       schema: {
         tags: ['integrations'],
         summary: 'Meta webhook deliveries (WHATSAPP-BUSINESS), signed with X-Hub-Signature-256 under the app secret',
         security: [],
+        response: {
+          200: Type.Object(
+            { status: Type.Literal('received'), messages: Type.Integer(), statuses: Type.Integer() },
+            { description: 'How many messages and statuses the delivery carried for known instances' },
+          ),
+        },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../../platform/http/auth.js';
 import { invalidInput, notFound } from '../../core/errors.js';
-import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, rawAnswer, sentAsBuilt, withExample } from '../../platform/http/schemas.js';
 import type { InjectInput } from './inject.js';
 import type { SandboxNetwork } from './network.js';
 import { labelColours } from './labels.js';
@@ -34,9 +34,16 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
     '/sandbox/scan',
     {
       config: { access: 'global' },
+      ...sentAsBuilt,
       schema: {
         tags: ['sandbox'],
         summary: 'Scan a sandbox QR code with a chosen phone number (links the instance)',
+        response: {
+          200: Type.Object(
+            { instance: Type.Object({ instanceName: Type.String(), status: Type.Literal('open'), owner: Type.String() }) },
+            { description: 'The instance the code belonged to, now linked' },
+          ),
+        },
         body: Type.Object({
           code: Type.String({ minLength: 1 }),
           number: Type.String({ minLength: 1 }),
@@ -47,7 +54,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
     async (request) => {
       const { code, number, profileName } = request.body;
       const linked = await sandbox.scan(code, number, profileName);
-      return { instance: { instanceName: instanceName(linked.instanceId) ?? '', status: 'open', owner: linked.ownerJid } };
+      return { instance: { instanceName: instanceName(linked.instanceId) ?? '', status: 'open' as const, owner: linked.ownerJid } };
     },
   );
 
@@ -59,12 +66,15 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
         tags: ['sandbox'],
         summary: 'Simulate an incoming message from any number (for testing bots)',
         params: InstanceParams,
-        body: Type.Object({
-          from: Type.String({ minLength: 1 }),
-          text: Type.Optional(Type.String({ minLength: 1 })),
-          message: Type.Optional(Type.Object({}, { additionalProperties: true })),
-          pushName: Type.Optional(Type.String()),
-        }),
+        body: withExample(
+          Type.Object({
+            from: Type.String({ minLength: 1 }),
+            text: Type.Optional(Type.String({ minLength: 1 })),
+            message: Type.Optional(Type.Object({}, { additionalProperties: true })),
+            pushName: Type.Optional(Type.String()),
+          }),
+          { from: '5511988887777', text: 'hi, is the shop open?', pushName: 'Maria' },
+        ),
         response: createdAnswer('{key: {remoteJid, fromMe: false, id}, pushName, message, messageType, messageTimestamp}'),
       },
     },
@@ -131,7 +141,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
     '/sandbox/pictures/:file',
     {
       config: { access: 'public' },
-      schema: { tags: ['sandbox'], summary: 'A profile picture of a sandbox account (JPEG)', params: Type.Object({ file: Type.String() }) },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'A profile picture of a sandbox account (JPEG)',
+        params: Type.Object({ file: Type.String() }),
+        response: { 200: rawAnswer('image/jpeg', 'The picture') },
+      },
     },
     async (request, reply) => {
       const bytes = await sandbox.readPicture(request.params.file);
@@ -144,7 +159,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
     '/sandbox/media/:file',
     {
       config: { access: 'public' },
-      schema: { tags: ['sandbox'], summary: 'Encrypted media of the sandbox (like the WhatsApp CDN)', params: Type.Object({ file: Type.String() }) },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Encrypted media of the sandbox (like the WhatsApp CDN)',
+        params: Type.Object({ file: Type.String() }),
+        response: { 200: rawAnswer('application/octet-stream', 'The encrypted media') },
+      },
     },
     async (request, reply) => {
       const bytes = await sandbox.readMedia(request.params.file);

@@ -13,6 +13,7 @@ import {
   type PrivacyModule,
   type ProfileModule,
   type ChatsModule,
+  type ConnectionProblem,
   type GroupsModule,
   type LabelsModule,
   type QrState,
@@ -22,7 +23,7 @@ import type { Logger } from '../../platform/logger.js';
 import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
 import { delayFor } from '../../platform/util/backoff.js';
 import { checkNumbers } from './contacts.js';
-import { classifyClose, type CloseDecision } from './disconnect.js';
+import { classifyClose, type CloseContext, type CloseDecision } from './disconnect.js';
 import { BoundedMap } from './bounded-map.js';
 import { bindInbound, type InboundContext } from './inbound/index.js';
 import { AddressBook, ownerJidOf } from './jids.js';
@@ -38,7 +39,7 @@ import { labelsModule } from './labels.js';
 import { QR_LIMIT_REASON, qrImage, qrLimitPayload, qrTerminal } from './qr.js';
 import { SerialQueue } from '../../platform/util/keyed-serial-queue.js';
 import { Settle } from './settle.js';
-import { baileysLevel, socketConfig } from './socket-config.js';
+import { baileysLevel, socketConfig, waWebAddress } from './socket-config.js';
 import type { SocketFactory, WaSocket } from './socket.js';
 import { baileysProxy, type BaileysProxy } from './proxy.js';
 import type { ProxySettings } from '../../core/proxy.js';
@@ -77,6 +78,12 @@ export class WhatsAppWebConnector implements Connector {
   /** QR codes the live socket produced. */
   private socketQrs = 0;
   private pairingCode: string | null = null;
+  /** Why the pairing code of the live socket could not be had, when it was asked for and failed. */
+  private pairingProblem: string | null = null;
+  /** Why the last attempt failed (cleared once WhatsApp shows a QR or the connection opens). */
+  private failure: ConnectionProblem | null = null;
+  /** When the live socket was created: an attempt that has heard nothing for a while is reported as such. */
+  private attemptStartedAt: number | null = null;
   /** The proxy the live socket goes through (read at each socket creation). */
   private proxy: BaileysProxy | null = null;
   private proxySettings: ProxySettings | null = null;
@@ -117,6 +124,7 @@ export class WhatsAppWebConnector implements Connector {
       this.attempt = 0;
       this.qrCount = 0;
       this.qrState = null;
+      this.failure = null;
       try {
         this.auth = await loadStoreAuth(this.host, this.instance.id, this.baileysLog);
         this.status = 'connecting';
@@ -129,7 +137,7 @@ export class WhatsAppWebConnector implements Connector {
       return this.auth?.linked() ?? false;
     });
     // Linking: give the first QR a moment to arrive so the caller (e.g. /instance/connect) can show it.
-    if (!linked) await this.settle(this.deps.firstQrWaitMs ?? 5_000);
+    if (!linked) await this.settle(this.firstQrWaitMs());
   }
 
   async stop(): Promise<void> {
@@ -167,6 +175,25 @@ export class WhatsAppWebConnector implements Connector {
 
   lastActivityAt(): number | null {
     return this.lastHeard;
+  }
+
+  /**
+   * Why the connection is not open: the last attempt's failure (while it waits to retry, and during the retry), or an
+   * attempt that has heard nothing from WhatsApp for longer than the first-QR wait (a host that hangs).
+   */
+  problem(): ConnectionProblem | null {
+    if (this.status === 'open') return null;
+    if (this.failure) return this.failure;
+    const started = this.attemptStartedAt;
+    const silentMs = started === null ? 0 : Date.now() - started;
+    if (this.status === 'connecting' && this.socket && this.lastHeard === null && this.qrState === null && silentMs + 100 >= this.firstQrWaitMs()) {
+      const where = this.address().host;
+      return {
+        reason: `no answer from WhatsApp Web at ${where} for ${Math.round(silentMs / 1000)} s; still trying (one attempt gives up after ${Math.round(this.connectTimeoutMs() / 1000)} s)`,
+        statusCode: 408,
+      };
+    }
+    return null;
   }
 
   stateReason(): string | null {
@@ -326,7 +353,9 @@ export class WhatsAppWebConnector implements Connector {
     this.watchGroups(socket, generation);
     this.socketQrs = 0;
     this.pairingCode = null;
+    this.pairingProblem = null;
     this.lastHeard = null;
+    this.attemptStartedAt = Date.now();
     socket.ws.on('frame', () => {
       if (generation === this.generation) this.lastHeard = Date.now();
     });
@@ -383,13 +412,23 @@ export class WhatsAppWebConnector implements Connector {
     if (number && this.pairingCode === null) {
       try {
         this.pairingCode = await socket.requestPairingCode(number);
+        this.pairingProblem = null;
       } catch (error) {
+        this.pairingProblem = `WhatsApp gave no pairing code for ${number}: ${error instanceof Error ? error.message : String(error)}; the QR code still works`;
         this.log.warn({ err: error }, 'requesting a pairing code failed; the QR code still works');
       }
     }
     const base64 = await qrImage(code, this.deps.config.qrcodeColor);
     if (generation !== this.generation) return;
-    this.qrState = { code, base64, count: this.qrCount, pairingCode: this.pairingCode };
+    // WhatsApp answered: whatever failed before is over.
+    this.failure = null;
+    this.qrState = {
+      code,
+      base64,
+      count: this.qrCount,
+      pairingCode: this.pairingCode,
+      ...(number && this.pairingCode === null && this.pairingProblem ? { pairingProblem: this.pairingProblem } : {}),
+    };
     this.log.info({ count: this.qrCount }, 'QR code updated');
     if (this.log.isLevelEnabled('debug')) {
       this.log.debug(`QR code ${this.qrCount} (scan it in WhatsApp > Linked devices):\n${await qrTerminal(code)}`);
@@ -406,6 +445,7 @@ export class WhatsAppWebConnector implements Connector {
     this.log.warn({ limit: this.deps.config.qrcodeLimit }, 'QR code limit reached; stopped linking');
     await this.shutDown();
     this.auth = null;
+    this.failure = { reason: QR_LIMIT_REASON, statusCode: 428 };
     await this.host.eventOccurred(this.instance.id, 'QRCODE_UPDATED', qrLimitPayload);
     await this.host.eventOccurred(this.instance.id, 'CONNECTION_UPDATE', { instance: this.name(), state: 'refused', statusReason: 428 });
     await this.host.connectionChanged(this.instance.id, { state: 'close', reason: QR_LIMIT_REASON, statusReason: 428 });
@@ -413,6 +453,7 @@ export class WhatsAppWebConnector implements Connector {
 
   private async onOpen(socket: WaSocket): Promise<void> {
     this.status = 'open';
+    this.failure = null;
     this.attempt = 0;
     this.qrState = null;
     this.qrCount = 0;
@@ -437,8 +478,7 @@ export class WhatsAppWebConnector implements Connector {
     this.watchdog.stop();
     this.socket = null;
     this.qrState = null;
-    const wasOpen = this.status === 'open';
-    const decision = classifyClose(error);
+    const decision = classifyClose(error, this.closeContext());
     if (!this.running) {
       this.status = 'close';
       this.notify();
@@ -460,19 +500,20 @@ export class WhatsAppWebConnector implements Connector {
           this.attempt = 1;
           await this.openSocket();
         } else {
-          await this.reconnectLater(decision, wasOpen);
+          await this.reconnectLater(decision);
         }
         return;
       case 'transient':
+      case 'unreachable':
         {
+          // Through a proxy, the proxy is named (it cannot be reached, or refused the credentials or the tunnel).
           const fromProxy = await this.proxyFailed(error);
           if (fromProxy) {
-            // Said once per new reason, even while still connecting (a linking or reconnecting instance too).
-            await this.reconnectLater({ ...decision, reason: fromProxy.reason, statusCode: 503 }, wasOpen || fromProxy.isNew);
+            await this.reconnectLater({ ...decision, reason: fromProxy.reason, statusCode: 503 });
             return;
           }
         }
-        await this.reconnectLater(decision, wasOpen);
+        await this.reconnectLater(decision);
         return;
     }
   }
@@ -497,7 +538,11 @@ export class WhatsAppWebConnector implements Connector {
     return baileysProxy(settings, this.deps.config.outboundDenyPrivate ?? false);
   }
 
-  private async reconnectLater(decision: CloseDecision, wasOpen: boolean): Promise<void> {
+  /**
+   * Waits, then tries again. Every failed attempt is reported (state `connecting` with the reason and code), so the
+   * state, the list and the `connection.update` events say why the instance is not connected, on every attempt.
+   */
+  private async reconnectLater(decision: CloseDecision): Promise<void> {
     // The QR references of a socket ran out (408 while linking): fresh codes at once; the QR limit bounds this.
     if (this.socketQrs > 0 && decision.statusCode === 408 && !this.auth?.linked()) {
       await this.openSocket();
@@ -508,10 +553,9 @@ export class WhatsAppWebConnector implements Connector {
     // Doubling, jittered into the upper half of each step, so many instances never reconnect in step.
     const delayMs = delayFor({ initialMs: reconnectBaseMs, maxMs: reconnectMaxMs, factor: 2, jitter: 'upper-half' }, this.attempt, this.deps.random);
     this.status = 'connecting';
-    this.log.warn({ attempt: this.attempt, delayMs }, 'reconnecting to WhatsApp after a wait');
-    if (wasOpen) {
-      await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: decision.reason, statusReason: decision.statusCode });
-    }
+    this.failure = { reason: decision.reason, statusCode: decision.statusCode, retryAt: Date.now() + delayMs };
+    this.log.warn({ attempt: this.attempt, delayMs, statusCode: decision.statusCode }, `reconnecting to WhatsApp after a wait: ${decision.reason}`);
+    await this.host.connectionChanged(this.instance.id, { state: 'connecting', reason: decision.reason, statusReason: decision.statusCode });
     this.clearReconnect();
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
@@ -528,6 +572,7 @@ export class WhatsAppWebConnector implements Connector {
   /** Permanent close: stop, keep the session (an operator may retry with restart), report it. */
   private async stopWith(decision: CloseDecision): Promise<void> {
     await this.shutDown();
+    this.failure = { reason: decision.reason, statusCode: decision.statusCode };
     await this.reportClosedStatus(decision);
     await this.host.connectionChanged(this.instance.id, { state: 'close', reason: decision.reason, statusReason: decision.statusCode });
   }
@@ -575,6 +620,7 @@ export class WhatsAppWebConnector implements Connector {
     this.status = 'close';
     this.qrState = null;
     this.qrCount = 0;
+    this.attemptStartedAt = null;
     this.notify();
   }
 
@@ -602,6 +648,22 @@ export class WhatsAppWebConnector implements Connector {
   private liveSocket(): WaSocket {
     if (this.status !== 'open' || !this.socket) throw new TransientConnectorError('the WhatsApp connection is not open');
     return this.socket;
+  }
+
+  private address(): URL {
+    return waWebAddress(this.deps.config.waWeb);
+  }
+
+  private connectTimeoutMs(): number {
+    return this.deps.socketOverrides?.connectTimeoutMs ?? this.deps.config.waWeb.connectTimeoutMs;
+  }
+
+  private firstQrWaitMs(): number {
+    return this.deps.firstQrWaitMs ?? 5_000;
+  }
+
+  private closeContext(): CloseContext {
+    return { address: this.address(), timeoutMs: this.connectTimeoutMs() };
   }
 
   private settings(): Settings {

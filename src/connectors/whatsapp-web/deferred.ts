@@ -3,6 +3,7 @@ import {
   TransientConnectorError,
   type ChatsModule,
   type BlockingModule,
+  type ConnectionProblem,
   type Connector,
   type ContactsModule,
   type GroupsModule,
@@ -75,6 +76,10 @@ export class DeferredConnector implements Connector {
 
   lastActivityAt(): number | null {
     return this.inner?.lastActivityAt?.() ?? null;
+  }
+
+  problem(): ConnectionProblem | null {
+    return this.inner?.problem?.() ?? null;
   }
 
   stateReason(): string | null {

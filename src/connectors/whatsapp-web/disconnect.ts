@@ -1,4 +1,5 @@
 // Why a WhatsApp Web connection closed, and what the connector does about it (reconnect, stop, forget the session).
+import { describeUnreachable } from './unreachable.js';
 
 type CloseKind =
   /** The phone unlinked this device or the session was revoked (401): forget the session. */
@@ -10,7 +11,9 @@ type CloseKind =
   /** WhatsApp asks for a fresh connection (515, after pairing): reconnect at once. */
   | 'restart'
   /** Network trouble, timeouts, server hiccups: reconnect with backoff. */
-  | 'transient';
+  | 'transient'
+  /** WhatsApp Web could not be reached at all (DNS, refused, timeout, TLS, proxy): reconnect with backoff. */
+  | 'unreachable';
 
 export interface CloseDecision {
   kind: CloseKind;
@@ -41,10 +44,20 @@ function messageOf(error: unknown): string {
   return error instanceof Error && error.message ? error.message : 'connection closed';
 }
 
+/** Where the connector tried to reach WhatsApp Web, to name it in reasons. */
+export interface CloseContext {
+  address: URL;
+  /** How long one attempt may take (Baileys' connectTimeoutMs). */
+  timeoutMs: number;
+}
+
 /** Classifies the `lastDisconnect.error` of a Baileys `connection.update {connection: 'close'}`. */
-export function classifyClose(error: unknown): CloseDecision {
+export function classifyClose(error: unknown, context?: CloseContext): CloseDecision {
   // Baileys reports a plain network close (no error object) as 428 connectionClosed.
   const statusCode = statusCodeOf(error) ?? 428;
+  // A websocket that never opened (or a proxy answering the upgrade with an HTTP error) says nothing about the account.
+  const unreachable = context ? describeUnreachable(error, context.address, context.timeoutMs) : null;
+  if (unreachable) return { kind: 'unreachable', statusCode, reason: unreachable };
   const detail = messageOf(error);
   if (statusCode === 401) return { kind: 'logged-out', statusCode, reason: 'logged out from the phone (the linked device was removed)' };
   const permanent = permanentCodes.get(statusCode);

@@ -15,6 +15,8 @@ export interface WaWebSettings {
   idleRestartMs: number;
   /** WhatsApp Web websocket address; empty means WhatsApp's own (WA_WEBSOCKET_URL). */
   webSocketUrl: string;
+  /** How long one attempt to reach WhatsApp Web may take before it counts as failed (WA_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
 }
 
 /** What the connector needs from the configuration; `Config` satisfies it once `waWeb` is added there. */
@@ -32,4 +34,5 @@ export const waWebDefaults: WaWebSettings = {
   reconnectMaxMs: 300_000,
   idleRestartMs: 120_000,
   webSocketUrl: '',
+  connectTimeoutMs: 30_000,
 };

@@ -6,8 +6,16 @@ import type { Logger } from '../../platform/logger.js';
 import type { WaWebSettings } from './options.js';
 import { fetchOptions, type BaileysProxy } from './proxy.js';
 
-/** Evolution's socket timings (QR 45 s, connect 30 s, keep-alive 30 s). */
-const socketDefaults = { qrTimeout: 45_000, connectTimeoutMs: 30_000, keepAliveIntervalMs: 30_000 };
+/** Evolution's socket timings (QR 45 s, keep-alive 30 s); the connect timeout is WA_CONNECT_TIMEOUT_MS (Evolution: 30 s). */
+const socketDefaults = { qrTimeout: 45_000, keepAliveIntervalMs: 30_000 };
+
+/** WhatsApp's own websocket address (Baileys' default), used when WA_WEBSOCKET_URL is empty. */
+const whatsAppWebSocketUrl = 'wss://web.whatsapp.com/ws/chat';
+
+/** The websocket address the connector reaches: the configured one, else WhatsApp's. */
+export function waWebAddress(waWeb: Pick<WaWebSettings, 'webSocketUrl'>): URL {
+  return new URL(waWeb.webSocketUrl || whatsAppWebSocketUrl);
+}
 
 /** Baileys logs more than we do: its info chatter is our debug, our trace is its debug. */
 export function baileysLevel(level: string): string {
@@ -46,6 +54,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     // Evolution's browser tuple; pairing codes keep Baileys' default (a platform WhatsApp accepts for codes).
     ...(input.pairing ? {} : { browser: [waWeb.phoneClient, waWeb.phoneName, release()] as [string, string, string] }),
     ...socketDefaults,
+    connectTimeoutMs: waWeb.connectTimeoutMs,
     markOnlineOnConnect: settings.alwaysOnline,
     syncFullHistory: settings.syncFullHistory,
     ...(settings.syncFullHistory ? { shouldSyncHistoryMessage: () => true } : {}),

@@ -1,5 +1,7 @@
 // Service-level routes outside /messenger: a status answer with the version, metrics, and a health check of the store.
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { rawAnswer, sentAsBuilt } from './schemas.js';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/types.js';
@@ -14,27 +16,50 @@ export interface MetaRoutesOptions {
 }
 
 export const metaRoutes: FastifyPluginAsync<MetaRoutesOptions> = async (app, { serverUrl, store, logger, metrics }) => {
-  app.get('/', { config: { access: 'public' }, schema: { hide: true } }, async () => ({
-    status: 200,
-    message: 'Welcome to Switchboard, the Evolution API v2 compatible messaging gateway. The API is under /messenger.',
-    version,
-    documentation: `${serverUrl}/messenger/docs`,
-  }));
+  const publicRoute = (summary: string, response: Record<number, unknown>) => ({
+    config: { access: 'public' as const },
+    ...sentAsBuilt,
+    schema: { tags: ['service'], summary, security: [], response },
+  });
+
+  app.get(
+    '/',
+    publicRoute('Welcome: the version and where the docs are', {
+      200: Type.Object({ status: Type.Literal(200), message: Type.String(), version: Type.String(), documentation: Type.String() }),
+    }),
+    async () => ({
+      status: 200,
+      message: 'Welcome to Switchboard, the Evolution API v2 compatible messaging gateway. The API is under /messenger.',
+      version,
+      documentation: `${serverUrl}/messenger/docs`,
+    }),
+  );
 
   if (metrics) {
-    app.get('/metrics', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
+    const metricsAnswer = rawAnswer('text/plain', 'Prometheus metrics (text exposition format): process_*, nodejs_* and switchboard_*');
+    app.get('/metrics', publicRoute('Prometheus metrics (METRICS_ENABLED)', { 200: metricsAnswer }), async (_request, reply) => {
       const body = await metrics.metrics();
       return reply.type(metrics.contentType).send(body);
     });
   }
 
-  app.get('/health', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await store.ping();
-      return { status: 'ok', store: store.dialect, version };
-    } catch (error) {
-      logger.error({ err: error }, 'health check: store unreachable');
-      return reply.status(503).send({ status: 'error', store: 'unreachable', version });
-    }
+  const Health = Type.Object({
+    status: Type.String({ description: 'ok, or error' }),
+    store: Type.String({ description: 'sqlite, postgres, or unreachable' }),
+    version: Type.String(),
   });
+  const healthAnswers = { 200: { ...Health, description: 'The store answers' }, 503: { ...Health, description: 'The store does not answer' } };
+  app.get(
+    '/health',
+    publicRoute('Health: 200 when the store answers, 503 otherwise (for load balancers and Docker)', healthAnswers),
+    async (_request, reply) => {
+      try {
+        await store.ping();
+        return { status: 'ok', store: store.dialect, version };
+      } catch (error) {
+        logger.error({ err: error }, 'health check: store unreachable');
+        return reply.status(503).send({ status: 'error', store: 'unreachable', version });
+      }
+    },
+  );
 };

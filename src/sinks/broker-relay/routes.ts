@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SinkConfig, SinkKind, SinkRoutesOptions } from '../../core/event-sink.js';
 import { pathInstance } from '../../platform/http/auth.js';
-import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, Nullable, sentAsBuilt, withExample } from '../../platform/http/schemas.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
 import type { BasicSinkInput } from '../sink-settings.js';
 
@@ -37,7 +37,7 @@ export const brokerRoutes =
           tags: [kind],
           summary: `Set which events the instance publishes to ${where}`,
           params: InstanceParams,
-          body: Type.Object({ [kind]: BrokerInput }),
+          body: withExample(Type.Object({ [kind]: BrokerInput }), { [kind]: { enabled: false, events: ['MESSAGES_UPSERT'] } }),
           response: createdAnswer(`{${kind}: {instanceName, ${kind}: {enabled, events}}}`),
         },
       },
@@ -57,7 +57,13 @@ export const brokerRoutes =
       `/${kind}/find/:instance`,
       {
         config: { access: 'instance' },
-        schema: { tags: [kind], summary: `The instance ${label} settings (null when none)`, params: InstanceParams },
+        ...sentAsBuilt,
+        schema: {
+          tags: [kind],
+          summary: `The instance ${label} settings (null when none)`,
+          params: InstanceParams,
+          response: { 200: Nullable(Type.Object({ enabled: Type.Boolean(), events: Type.Array(Type.String()) }), { description: 'The settings, or null' }) },
+        },
       },
       async (request) => {
         const config = settings.get(pathInstance(request).id, kind);

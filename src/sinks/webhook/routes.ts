@@ -6,12 +6,46 @@ import { pathInstance } from '../../platform/http/auth.js';
 import type { Db } from '../../platform/store/db.js';
 import { invalidInput, notFound } from '../../core/errors.js';
 import type { SinkRoutesOptions } from '../../core/event-sink.js';
-import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, Nullable, sentAsBuilt, withExample } from '../../platform/http/schemas.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
 import { parseWebhookSettings, WebhookInput, type WebhookInputDeps, type WebhookSettingsInput } from './settings-input.js';
 import { webhookOptions } from './options.js';
 import { redactUrl, restoreHiddenPassword } from './urls.js';
 import { InvalidCursorError, listDeliveries, redeliver, type DeliveryScope } from './log.js';
+
+const WebhookFound = Nullable(
+  Type.Object({
+    enabled: Type.Boolean(),
+    url: Type.String({ description: 'A password in the URL is not shown again' }),
+    events: Type.Array(Type.String()),
+    webhookByEvents: Type.Boolean(),
+    webhookBase64: Type.Boolean(),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'Header names; their values are shown as [redacted]' }),
+    signed: Type.Boolean(),
+    updatedAt: Type.String(),
+  }),
+  { description: 'The webhook settings, or null when none' },
+);
+
+const DeliveryPage = Type.Object({
+  deliveries: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      eventId: Type.String(),
+      event: Type.String(),
+      target: Type.String({ description: 'instance or global' }),
+      url: Type.String(),
+      status: Type.Enum(['pending', 'delivered', 'dead', 'cancelled']),
+      attempts: Type.Integer(),
+      lastStatus: Nullable(Type.Integer()),
+      lastError: Nullable(Type.String()),
+      nextAttemptAt: Nullable(Type.String()),
+      createdAt: Type.String(),
+      deliveredAt: Nullable(Type.String()),
+    }),
+  ),
+  nextCursor: Nullable(Type.String({ description: 'Pass it as cursor for the next (older) page' })),
+});
 
 /** What the webhook routes work with, besides how a set route stores settings. */
 export interface WebhookRoutesDeps {
@@ -26,9 +60,20 @@ export interface WebhookRoutesDeps {
  * The webhook object wrapped (`{webhook: {…}}`) or flat (`{url, …}`): one object schema with both, so the wrapped
  * object's fields are validated as strictly as the flat ones and errors name them (`webhook.enabled`).
  */
-const WebhookSetBody = Type.Object(
-  { ...WebhookInput.properties, webhook: Type.Optional(WebhookInput) },
-  { description: 'Webhook settings, flat or wrapped in `webhook` (unknown keys are ignored)' },
+const WebhookSetBody = withExample(
+  Type.Object(
+    { ...WebhookInput.properties, webhook: Type.Optional(WebhookInput) },
+    { description: 'Webhook settings, flat or wrapped in `webhook` (unknown keys are ignored)' },
+  ),
+  {
+    webhook: {
+      enabled: true,
+      url: 'http://localhost:9000/hooks',
+      webhookByEvents: false,
+      webhookBase64: false,
+      events: ['MESSAGES_UPSERT', 'MESSAGES_UPDATE'],
+    },
+  },
 );
 
 /** The deliveries a request may see: the instance's own; the global webhook's too with the global key. */
@@ -91,7 +136,11 @@ export const webhookRoutes =
 
     app.get(
       '/webhook/find/:instance',
-      { config: access, schema: { tags: ['webhook'], summary: 'The instance webhook settings (null when none)', params: InstanceParams } },
+      {
+        config: access,
+        ...sentAsBuilt,
+        schema: { tags: ['webhook'], summary: 'The instance webhook settings (null when none)', params: InstanceParams, response: { 200: WebhookFound } },
+      },
       async (request) => {
         const instance = pathInstance(request);
         const config = deps.settings.get(instance.id, 'webhook');
@@ -116,9 +165,11 @@ export const webhookRoutes =
       '/webhook/deliveries/:instance',
       {
         config: access,
+        ...sentAsBuilt,
         schema: {
           tags: ['webhook'],
           summary: 'Delivery log of the instance (newest first)',
+          response: { 200: DeliveryPage },
           params: InstanceParams,
           querystring: Type.Object({
             status: Type.Optional(Type.Enum(['pending', 'delivered', 'dead', 'cancelled'])),

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SinkRoutesOptions } from '../../core/event-sink.js';
 import { pathInstance } from '../../platform/http/auth.js';
-import { createdAnswer, InstanceParams } from '../../platform/http/schemas.js';
+import { createdAnswer, InstanceParams, Nullable, sentAsBuilt, withExample } from '../../platform/http/schemas.js';
 import type { SinkConfigs } from '../../events/sink-configs.js';
 import { parseSinkSettings } from '../sink-settings.js';
 
@@ -23,7 +23,7 @@ export const websocketRoutes =
           tags: ['websocket'],
           summary: 'Set which events the instance websocket namespace gets',
           params: InstanceParams,
-          body: Type.Object({ websocket: WebsocketInput }),
+          body: withExample(Type.Object({ websocket: WebsocketInput }), { websocket: { enabled: true, events: ['MESSAGES_UPSERT', 'CONNECTION_UPDATE'] } }),
           response: createdAnswer('{websocket: {instanceName, websocket: {enabled, events}}}'),
         },
       },
@@ -39,7 +39,16 @@ export const websocketRoutes =
 
     app.get(
       '/websocket/find/:instance',
-      { config: { access: 'instance' }, schema: { tags: ['websocket'], summary: 'The instance websocket settings (null when none)', params: InstanceParams } },
+      {
+        config: { access: 'instance' },
+        ...sentAsBuilt,
+        schema: {
+          tags: ['websocket'],
+          summary: 'The instance websocket settings (null when none)',
+          params: InstanceParams,
+          response: { 200: Nullable(Type.Object({ enabled: Type.Boolean(), events: Type.Array(Type.String()) }), { description: 'The settings, or null' }) },
+        },
+      },
       async (request) => {
         const config = settings.get(pathInstance(request).id, 'websocket');
         return config ? { enabled: config.enabled, events: config.events } : null;

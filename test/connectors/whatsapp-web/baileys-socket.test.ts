@@ -175,8 +175,10 @@ class FakeSocket implements WaSocket {
     this.uploads.push({ bytes: await readFile(path), mediaType: opts.mediaType, fileEncSha256B64: opts.fileEncSha256B64 });
     return { mediaUrl: 'https://mmg.whatsapp.net/v/t62.7119-24/uploaded.enc', directPath: '/v/t62.7119-24/uploaded.enc' };
   };
+  pairingError: unknown;
   async requestPairingCode(phone: string) {
     this.record('requestPairingCode', phone);
+    if (this.pairingError) throw this.pairingError;
     return 'WXYZ2345';
   }
   async rejectCall(id: string, from: string) {
@@ -274,7 +276,25 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-async function world(options: { settings?: Partial<Settings>; number?: string; autoOpen?: boolean } = {}): Promise<World> {
+/**
+ * How a socket that cannot reach WhatsApp Web ends, as Baileys ends it: a Boom (code 408 for network errors) carrying the
+ * websocket's error as `data`.
+ */
+function unreachableClose(message: string, fields: Record<string, unknown>): Error {
+  return Object.assign(boom(`WebSocket Error (${message})`, 408), { data: Object.assign(new Error(message), fields) });
+}
+
+async function world(
+  options: {
+    settings?: Partial<Settings>;
+    number?: string;
+    autoOpen?: boolean;
+    /** Every socket closes right away with this error (WhatsApp Web cannot be reached). */
+    failWith?: Error;
+    /** Every socket's pairing-code request fails with this error. */
+    pairingError?: Error;
+  } = {},
+): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'wa-socket-'));
   const uri = `file:${join(dir, 'test.db')}`;
   const store = await openStore(uri);
@@ -301,7 +321,10 @@ async function world(options: { settings?: Partial<Settings>; number?: string; a
     socketFactory: (socketConfig) => {
       const socket = new FakeSocket(socketConfig);
       sockets.push(socket);
-      if (autoOpen) setImmediate(() => socket.open());
+      socket.pairingError = options.pairingError;
+      const failWith = options.failWith;
+      if (failWith) setImmediate(() => socket.emit('connection.update', { connection: 'close', lastDisconnect: { error: failWith, date: new Date() } }));
+      else if (autoOpen) setImmediate(() => socket.open());
       return socket;
     },
     tuning: { firstQrWaitMs: 2_000, random: () => 0.5 },
@@ -1285,6 +1308,73 @@ describe('lifecycle at the socket boundary', () => {
     expect(w.connector.qr()).toMatchObject({ code: '2@AbCdEf,noise,identity,adv,1', count: 1, pairingCode: 'WXYZ2345' });
     // Pairing mode keeps Baileys' default browser (a platform WhatsApp accepts for codes).
     expect(w.socket().config.browser).toBeUndefined();
+  });
+});
+
+describe('when WhatsApp Web cannot be reached (at the socket boundary)', () => {
+  it('start() returns at once; the state says connecting with the reason and code, reported on every attempt', async () => {
+    const w = await world({
+      failWith: unreachableClose('getaddrinfo ENOTFOUND web.whatsapp.com', { code: 'ENOTFOUND', hostname: 'web.whatsapp.com', syscall: 'getaddrinfo' }),
+    });
+    const startedAt = Date.now();
+    await w.connector.start();
+    // Not the first-QR wait (2 s here): the failed attempt settles it.
+    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    expect(w.connector.state()).toBe('connecting');
+    expect(w.connector.qr()).toBeNull();
+    const reason = "cannot reach WhatsApp Web: the name web.whatsapp.com does not resolve (DNS lookup failed: ENOTFOUND); check this machine's DNS and network";
+    expect(w.connector.problem?.()).toMatchObject({ reason, statusCode: 408, retryAt: expect.any(Number) });
+
+    // Retries (50–200 ms waits here), each failure told to the core with the reason and code.
+    await vi.waitFor(() => expect(w.sockets.length).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
+    await vi.waitFor(() => expect(w.host.named('connection').length).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
+    const [first, ...failures] = w.host.named('connection');
+    expect(first).toMatchObject({ state: 'connecting' });
+    for (const failure of failures) expect(failure).toEqual({ kind: 'connection', id: w.instance.id, state: 'connecting', reason, statusReason: 408 });
+    await w.connector.stop();
+    expect(w.connector.state()).toBe('close');
+  });
+
+  it('names a refused address and an attempt that timed out', () => {
+    const context = { address: new URL('ws://127.0.0.1:9/ws/chat'), timeoutMs: 1_500 };
+    const refused = classifyClose(unreachableClose('connect ECONNREFUSED 127.0.0.1:9', { code: 'ECONNREFUSED', address: '127.0.0.1', port: 9 }), context);
+    expect(refused).toEqual({
+      kind: 'unreachable',
+      statusCode: 408,
+      reason: 'cannot reach WhatsApp Web at 127.0.0.1:9: connection refused (ECONNREFUSED); a firewall or proxy in the way?',
+    });
+    const hung = classifyClose(unreachableClose('Opening handshake has timed out', {}), context);
+    expect(hung).toMatchObject({
+      kind: 'unreachable',
+      statusCode: 408,
+      reason: 'no answer from WhatsApp Web at 127.0.0.1:9 within 1.5 s (Opening handshake has timed out)',
+    });
+    // A proxy answering the websocket upgrade with 403 says nothing about the account: retried, not a permanent stop.
+    const proxied = classifyClose(
+      Object.assign(boom('WebSocket Error (Unexpected server response: 403)', 403), { data: new Error('Unexpected server response: 403') }),
+      context,
+    );
+    expect(proxied).toMatchObject({
+      kind: 'unreachable',
+      statusCode: 403,
+      reason: expect.stringMatching(/answered HTTP 403 instead of opening the WhatsApp Web websocket/),
+    });
+    // WhatsApp itself refusing the account still stops.
+    expect(classifyClose(boom('Connection Failure', 403), context).kind).toBe('permanent');
+  });
+
+  it('a pairing code WhatsApp refuses is carried with the QR code, which still works', async () => {
+    const w = await world({ number: '5511966665555', autoOpen: false, pairingError: boom('bad-request', 400) });
+    const starting = w.connector.start();
+    await vi.waitFor(() => expect(w.sockets).toHaveLength(1), { timeout: 5_000 });
+    w.socket().emit('connection.update', { qr: '2@AbCdEf,noise,identity,adv,1' });
+    await starting;
+    expect(w.connector.qr()).toMatchObject({
+      count: 1,
+      pairingCode: null,
+      pairingProblem: 'WhatsApp gave no pairing code for 5511966665555: bad-request; the QR code still works',
+    });
+    expect(w.connector.problem?.()).toBeNull();
   });
 });
 

@@ -391,7 +391,7 @@ function testLogger(): Logger {
   return level ? createLogger(level as 'debug') : silentLogger();
 }
 
-async function makeWorld(options: { number?: string; target?: StoreTarget } = {}): Promise<World> {
+async function makeWorld(options: { number?: string; target?: StoreTarget; env?: Record<string, string> } = {}): Promise<World> {
   const mock = await MockWhatsApp.start();
   mocks.push(mock);
   // Trust the loopback server's certificate chain, as a test CA.
@@ -400,7 +400,8 @@ async function makeWorld(options: { number?: string; target?: StoreTarget } = {}
   // SQLite in a temporary folder unless a store target (e.g. PostgreSQL) is given.
   const opened = options.target ? await options.target.open() : { uri: `file:${join(dir, 'test.db')}`, store: undefined, dispose: async () => {} };
   const store = opened.store ?? (await openStore(opened.uri));
-  const config = loadConfig({ DATA_DIR: dir, DATABASE_CONNECTION_URI: opened.uri, LOG_LEVEL: 'silent' });
+  // The service's own connectors (the instance service, as the API drives it) reach the loopback server too.
+  const config = loadConfig({ DATA_DIR: dir, DATABASE_CONNECTION_URI: opened.uri, LOG_LEVEL: 'silent', WA_WEBSOCKET_URL: mock.url, ...options.env });
   const services = createServices({ config, logger: silentLogger(), store, globalApiKey: 'global-test-key', secretsKey: randomBytes(32) });
   const { instance } = await services.instances.create({
     name: 'wa-test',
@@ -471,6 +472,23 @@ async function link(w: World, connector: Connector): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('connecting and linking', () => {
+  it('connect with a number while a QR code without a pairing code shows starts over in pairing mode and answers the code', async () => {
+    const w = await makeWorld({ env: { WA_CONNECT_TIMEOUT_MS: '10000' } });
+    const first = await w.services.instances.connect(w.instance);
+    expect(first).toMatchObject({ state: 'connecting', qr: { count: 1, pairingCode: null } });
+    const sockets = w.mock.connections.length;
+
+    const paired = await w.services.instances.connect(w.instance, '+55 11 98888-7777');
+    expect(paired).toMatchObject({ state: 'connecting', qr: { count: 1, pairingCode: expect.stringMatching(/^[A-Z0-9]{8}$/) } });
+    expect(w.mock.connections.length).toBe(sockets + 1);
+    const request = w.mock.last.received('iq', 'link_code_companion_reg')[0];
+    expect(getBinaryNodeChild(request, 'link_code_companion_reg')?.attrs.jid).toBe('5511988887777@s.whatsapp.net');
+    // Asked again, the same code: no new linking.
+    const again = await w.services.instances.connect(w.services.registry.byInstanceId(w.instance.id)!, '5511988887777');
+    expect(again).toMatchObject({ qr: { pairingCode: paired.state === 'open' ? null : paired.qr?.pairingCode } });
+    expect(w.mock.connections.length).toBe(sockets + 1);
+  });
+
   it('connects to the configured websocket, reports connecting, then a real QR as a PNG data URL', async () => {
     const w = await world();
     const connector = w.connector();
@@ -645,8 +663,13 @@ describe('closes and reconnects', () => {
     expect(gaps[1]).toBeGreaterThanOrEqual(590);
     expect(gaps[2]).toBeGreaterThanOrEqual(1190);
     expect(gaps[2]).toBeGreaterThan(gaps[1]);
-    // While retrying the instance is "connecting", not open and not given up.
-    expect(w.host.states()).toEqual(['connecting']);
+    // While retrying the instance is "connecting", not open and not given up; every failed attempt is reported with
+    // its reason and code (the server hung up: Baileys' 428), so a client sees why on each one.
+    const states = w.host.states();
+    expect(new Set(states)).toEqual(new Set(['connecting']));
+    const failures = w.host.named('connection').slice(1);
+    expect(failures.length).toBeGreaterThanOrEqual(3);
+    for (const failure of failures) expect(failure).toMatchObject({ state: 'connecting', statusReason: 428, reason: expect.stringMatching(/\(428\)$/) });
     const sockets = w.mock.connections.length;
     await sleep(900);
     expect(w.mock.connections.length).toBe(sockets);

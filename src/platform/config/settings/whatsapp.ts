@@ -33,6 +33,13 @@ export const waWeb = {
     max: 86_400_000,
     meaning: 'An open WHATSAPP-BAILEYS connection that has heard nothing from WhatsApp (not even keep-alives) for this long is restarted.',
   }),
+  connectTimeoutMs: wholeNumber({
+    env: 'WA_CONNECT_TIMEOUT_MS',
+    default: 30_000,
+    min: 500,
+    max: 600_000,
+    meaning: 'How long one attempt to reach WhatsApp Web may take (DNS, TCP, TLS, the first answer) before it counts as failed and is retried after a wait.',
+  }),
   webSocketUrl: text({
     env: 'WA_WEBSOCKET_URL',
     default: '',
