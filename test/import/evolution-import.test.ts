@@ -333,7 +333,7 @@ for (const source of sources) {
         expect(resultOf(summary, fx.brokenCreds)?.result).toBe('failed');
         expect(lines.at(-1)).toBe('Dry run: nothing was written.');
         expect(lines.some((l) => l.includes(`${fx.folder.name}: would import: WHATSAPP-BAILEYS; session with`))).toBe(true);
-        expect(lines.find((l) => l.includes(`${fx.folder.name}: would import`))).toContain('proxy http://10.1.2.3:3128');
+        expect(lines.find((l) => l.includes(`] ${fx.folder.name}: would import`))).toContain('proxy http://10.1.2.3:3128');
         expect(await snapshot(store)).toEqual(before);
       });
 
