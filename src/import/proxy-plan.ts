@@ -39,9 +39,7 @@ export function planProxy(proxy: EvolutionProxy | null): { plan: ProxyPlan | nul
     );
   } catch (error) {
     const why = error instanceof CodedError ? error.messages.join('; ') : String(error);
-    throw new ImportProblem(
-      `its proxy is refused: ${why} (fix the Proxy row in Evolution's database, or turn it off there, and run the import again)`,
-    );
+    throw new ImportProblem(`its proxy is refused: ${why} (fix the Proxy row in Evolution's database, or turn it off there, and run the import again)`);
   }
   if (!parsed) return { plan: { enabled: false }, carried: 'proxy (disabled)', notCarried: null };
   // A password that happens to equal the mask find answers is a password like any other here: kept as given.

@@ -364,14 +364,7 @@ for (const source of sources) {
             folderLines.findIndex((l, i) => i > 0 && l.startsWith('[')),
           )
           .join('\n');
-        for (const what of [
-          'Chatwoot',
-          'Typebot (1)',
-          'SQS events',
-          'wavoip',
-          'CHAMA_AI_ACTION',
-          'labels without an id or a palette colour: "Pink"',
-        ])
+        for (const what of ['Chatwoot', 'Typebot (1)', 'SQS events', 'wavoip', 'CHAMA_AI_ACTION', 'labels without an id or a palette colour: "Pink"'])
           expect(notCarried).toContain(what);
         expect(notCarried).not.toContain('proxy');
         expect(lines.join('\n')).toMatch(/WHATSAPP-BUSINESS instances whose instance key is their Meta access token[^\n]*cloud-/);
@@ -453,7 +446,14 @@ for (const source of sources) {
             instanceId: fx.folder.id,
           });
           const socks = await t.api('GET', `proxy/find/${fx.redis.name}`);
-          expect(socks.body).toMatchObject({ enabled: true, host: 'socks.example.net', port: '1080', protocol: 'socks5', username: 'sock-user', password: '********' });
+          expect(socks.body).toMatchObject({
+            enabled: true,
+            host: 'socks.example.net',
+            port: '1080',
+            protocol: 'socks5',
+            username: 'sock-user',
+            password: '********',
+          });
           const off = await t.api('GET', `proxy/find/${fx.channel.name}`);
           expect(off.status).toBe(200);
           expect(off.body).toMatchObject({ enabled: false, host: '', port: '', password: '' });
@@ -463,7 +463,13 @@ for (const source of sources) {
           expect(none.body).toBeNull();
 
           const proxies = proxyStoreOf(t.services);
-          expect(await proxies.inEffect(fx.folder.id)).toEqual({ protocol: 'http', host: '10.1.2.3', port: 3128, username: 'proxy-user', password: 'proxy-secret' });
+          expect(await proxies.inEffect(fx.folder.id)).toEqual({
+            protocol: 'http',
+            host: '10.1.2.3',
+            port: 3128,
+            username: 'proxy-user',
+            password: 'proxy-secret',
+          });
           expect(await proxies.inEffect(fx.redis.id)).toEqual({
             protocol: 'socks5',
             host: 'socks.example.net',

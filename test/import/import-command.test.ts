@@ -153,7 +153,9 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
         expect(rows).toEqual([{ name: good, apikey_hash: hashApiKey(goodToken) }]);
         expect(await store.db.selectFrom('sessions').select('instance_id').execute()).toHaveLength(1);
         // --replace replaced the proxy with Evolution's: one row still.
-        expect(await store.db.selectFrom('instance_proxies').select(['instance_id', 'protocol']).execute()).toEqual([{ instance_id: goodId, protocol: 'socks5' }]);
+        expect(await store.db.selectFrom('instance_proxies').select(['instance_id', 'protocol']).execute()).toEqual([
+          { instance_id: goodId, protocol: 'socks5' },
+        ]);
       } finally {
         await store.close();
       }
