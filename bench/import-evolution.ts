@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importEvolution, type ImportOptions } from '../src/import/run.js';
+import { ProxyStore } from '../src/instances/proxies.js';
 import { silentLogger } from '../src/platform/logger.js';
 import { openStore } from '../src/platform/store/db.js';
 import { loadConfig } from '../src/platform/config.js';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
       registry: services.registry,
       sinks: services.sinks,
       removal: services.removal,
+      proxies: new ProxyStore(store.db, services.box),
       kinds: services.kinds,
       sinkCreation: services.sinkCreation,
       globalApiKey: globalKey,

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
+import { ProxyStore } from '../instances/proxies.js';
 import { createLogger } from '../platform/logger.js';
 import { openStore, type Store } from '../platform/store/db.js';
 import { StartupError } from '../platform/startup-error.js';
@@ -67,6 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
         registry: services.registry,
         sinks: services.sinks,
         removal: services.removal,
+        proxies: new ProxyStore(store.db, services.box),
         kinds: services.kinds,
         sinkCreation: services.sinkCreation,
         globalApiKey,

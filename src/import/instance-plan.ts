@@ -1,13 +1,14 @@
 // An Evolution instance mapped into Switchboard's model: identity, kind and provider fields, key, settings, event
-// destinations and profile, with every Evolution setting that does not carry over named.
+// destinations, proxy and profile, with every Evolution setting that does not carry over named.
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import { CodedError } from '../core/errors.js';
 import { resolveEventName } from '../core/event-catalog.js';
 import type { SinkConfig, SinkCreation, SinkKind } from '../core/event-sink.js';
 import { instanceNameProblem, type Settings } from '../core/instance.js';
 import { customHeaderProblem } from '../sinks/webhook/headers.js';
-import type { EvolutionInstance, EvolutionProxy, EvolutionSwitch } from './evolution-model.js';
+import type { EvolutionInstance, EvolutionSwitch } from './evolution-model.js';
 import { ImportProblem } from './problem.js';
+import { planProxy, type ProxyPlan } from './proxy-plan.js';
 
 export interface InstancePlan {
   /** Evolution's instance id, kept (clients filter by it; its keys folder is named after it). */
@@ -23,6 +24,8 @@ export interface InstancePlan {
   settings: Settings;
   profile: { ownerJid: string | null; profileName: string | null; profilePicUrl: string | null };
   sinks: { kind: SinkKind; config: SinkConfig }[];
+  /** The proxy to store with the instance (its password in clear until the store seals it); null: Evolution had none. */
+  proxy: ProxyPlan | null;
   /** What is carried over besides the basics, for the report (`webhook`, `websocket`…). */
   carried: string[];
   /** What Evolution had that is not carried over, each a short phrase with its reason. */
@@ -61,15 +64,6 @@ function splitHeaders(headers: unknown): { kept: Record<string, string>; dropped
   return { kept, dropped };
 }
 
-/**
- * TODO(proxy storage): Switchboard keeps no per-instance proxy yet (being added on another branch). Once instances
- * store one, carry `proxy` over here (host, port, protocol, username, password, enabled) instead of listing it.
- */
-function proxyNotCarried(proxy: EvolutionProxy | null): string | null {
-  if (!proxy?.host) return null;
-  return `proxy ${proxy.protocol || 'http'}://${proxy.host}:${proxy.port}${proxy.enabled ? '' : ' (disabled)'}: not carried over yet (Switchboard keeps no per-instance proxy yet)`;
-}
-
 function problemOf(error: unknown): string {
   return error instanceof CodedError ? error.messages.join('; ') : error instanceof Error ? error.message : String(error);
 }
@@ -104,8 +98,9 @@ export function planInstance(evolution: EvolutionInstance, deps: PlanDeps): Inst
     syncFullHistory: s?.syncFullHistory ?? false,
   };
   if (s?.wavoipToken) notCarried.push('wavoip calls (Setting.wavoipToken): no such feature in Switchboard');
-  const proxy = proxyNotCarried(evolution.proxy);
-  if (proxy) notCarried.push(proxy);
+  const proxy = planProxy(evolution.proxy);
+  if (proxy.carried) carried.push(proxy.carried);
+  if (proxy.notCarried) notCarried.push(proxy.notCarried);
 
   const sinks: InstancePlan['sinks'] = [];
   const addSink = (field: string, label: string, input: Record<string, unknown>) => {
@@ -156,6 +151,7 @@ export function planInstance(evolution: EvolutionInstance, deps: PlanDeps): Inst
     settings,
     profile: { ownerJid: row.ownerJid, profileName: row.profileName, profilePicUrl: row.profilePicUrl },
     sinks,
+    proxy: proxy.plan,
     carried,
     notCarried,
   };

@@ -1,7 +1,16 @@
 // The import's words: a progress line per instance (and its details), and the summary at the end.
 
 export type Outcome =
-  | { name: string; result: 'imported' | 'would import'; details: string[]; notCarried: string[]; warnings: string[]; sharedMetaKey: boolean }
+  | {
+      name: string;
+      result: 'imported' | 'would import';
+      details: string[];
+      notCarried: string[];
+      warnings: string[];
+      sharedMetaKey: boolean;
+      /** It goes out through a proxy (imported unchecked: the import never contacts it). */
+      proxied: boolean;
+    }
   | { name: string; result: 'skipped'; reason: string }
   | { name: string; result: 'failed'; reason: string };
 
@@ -40,6 +49,13 @@ export function summaryLines(summary: ImportSummary): string[] {
     lines.push(
       `WHATSAPP-BUSINESS instances whose instance key is their Meta access token (as Evolution made it): ${shared.join(', ')}.`,
       '  Give each a key of its own (docs/migrating-from-evolution.md): a Switchboard-created instance never shares them.',
+    );
+  }
+  const proxied = done.filter((o) => o.result !== 'skipped' && o.result !== 'failed' && o.proxied).map((o) => o.name);
+  if (proxied.length > 0) {
+    lines.push(
+      `Instances going out through a proxy: ${proxied.join(', ')}. Their proxies were not contacted by the import:`,
+      '  one that cannot be reached from Switchboard keeps its instance connecting, and connectionState says why.',
     );
   }
   if (summary.dryRun) lines.push('Dry run: nothing was written.');

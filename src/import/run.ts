@@ -152,6 +152,7 @@ async function importOne(
         ...(key.warning ? [key.warning] : []),
       ],
       sharedMetaKey,
+      proxied: plan.proxy?.enabled === true,
     };
   } catch (error) {
     return { name, result: 'failed', reason: reasonOf(error) };

@@ -1,8 +1,9 @@
 // Writes one planned instance into Switchboard's store in one unit of work: the instance, its destinations, its
-// WhatsApp Web session and keys, and its history. All of it or nothing.
+// proxy, its WhatsApp Web session and keys, and its history. All of it or nothing.
 import type { Insertable } from 'kysely';
 import type { Instance } from '../core/instance.js';
 import type { SinkConfigs } from '../events/sink-configs.js';
+import type { ProxyStore } from '../instances/proxies.js';
 import type { InstanceRegistry } from '../instances/registry.js';
 import type { InstanceRemoval } from '../instances/removal.js';
 import { storeNewSession } from '../instances/sessions.js';
@@ -20,6 +21,8 @@ export interface ImportStore {
   registry: InstanceRegistry;
   sinks: SinkConfigs;
   removal: InstanceRemoval;
+  /** The instances' proxies (it seals the password as proxy/set does). */
+  proxies: ProxyStore;
 }
 
 /** History rows per insert statement (well under SQLite's and PostgreSQL's parameter limits). */
@@ -66,6 +69,7 @@ export async function writeInstance(
       linkedAccount: plan.profile,
     });
     for (const sink of plan.sinks) await sinks.set(unit, instance.id, sink.kind, sink.config);
+    if (plan.proxy) await store.proxies.set(unit, instance.id, plan.proxy.enabled ? plan.proxy.settings : null);
     if (session?.linked) {
       const keys = session.keys.map((key) => ({ type: key.type, id: key.id, value: storedKeyValue(key.value) }));
       await storeNewSession(unit, instance.id, sessionRecordOf(session.creds), keys);

@@ -1,12 +1,13 @@
 // Taking an Evolution deployment over: its database on PostgreSQL and on MariaDB, its keys in a folder and in Redis,
 // imported into Switchboard's store on SQLite and on PostgreSQL. After the import every instance is listed with its
 // settings and destinations, old keys open their own instance only, the WhatsApp Web connector loads the very
-// credentials and keys Evolution had, a broken instance fails alone, a dry run writes nothing and a second run
-// changes nothing.
+// credentials and keys Evolution had, each proxy is kept (its password sealed, answered masked), a broken instance
+// fails alone, a dry run writes nothing, a second run changes nothing and --replace replaces the proxy too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthenticationCreds } from 'baileys';
 import { loadStoreAuth } from '../../src/connectors/whatsapp-web/auth-state.js';
 import { importEvolution, type ImportOptions } from '../../src/import/run.js';
+import { ProxyStore } from '../../src/instances/proxies.js';
 import type { ImportSummary } from '../../src/import/report.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import type { Store } from '../../src/platform/store/db.js';
@@ -58,6 +59,7 @@ interface Fixture {
   brokenCreds: string;
   missingKeys: string;
   badName: string;
+  badProxy: string;
 }
 
 /** Fills Evolution's tables, folder and Redis with an instance of every kind and three that cannot be imported. */
@@ -176,6 +178,18 @@ async function fill(evo: EvolutionDeployment, tag: string): Promise<Fixture> {
   const redisKeys = signalKeys(redisCreds, 12);
   await evo.insert('Instance', redisRow);
   await writeKeysRedis(evo, String(redisRow.id), redisKeys, redisCreds);
+  // Evolution's `socks` is SOCKS5 (with the proxy resolving names).
+  await evo.insert('Proxy', {
+    id: rowId(),
+    instanceId: redisRow.id,
+    enabled: true,
+    host: 'socks.example.net',
+    port: '1080',
+    protocol: 'socks',
+    username: 'sock-user',
+    password: 'sock-secret',
+    updatedAt: new Date(),
+  });
 
   const cloud = { name: `cloud-${tag}`, token: `EAAG${'x'.repeat(40)}${tag}`, number: '109876543210', businessId: '2233445566' };
   await evo.insert(
@@ -184,6 +198,18 @@ async function fill(evo: EvolutionDeployment, tag: string): Promise<Fixture> {
   );
   const channelRow = instanceRow(`channel-${tag}`, { integration: 'EVOLUTION', number: 'route-42' });
   await evo.insert('Instance', channelRow);
+  // Turned off in Evolution, which blanks what a proxy turned off had.
+  await evo.insert('Proxy', {
+    id: rowId(),
+    instanceId: channelRow.id,
+    enabled: false,
+    host: '',
+    port: '',
+    protocol: '',
+    username: '',
+    password: '',
+    updatedAt: new Date(),
+  });
   // Created but never linked: Evolution wrote fresh creds (no `me`) and no keys.
   const unlinkedRow = instanceRow(`unlinked-${tag}`);
   await evo.insert('Instance', unlinkedRow);
@@ -198,6 +224,19 @@ async function fill(evo: EvolutionDeployment, tag: string): Promise<Fixture> {
   await evo.insert('Session', { id: rowId(), sessionId: missingRow.id, creds: sessionCredsText(linkedCreds('5511999990009')), createdAt: new Date() });
   const badNameRow = instanceRow(`Loja Centro ${tag}`);
   await evo.insert('Instance', badNameRow);
+  const badProxyRow = instanceRow(`ftp-proxied-${tag}`);
+  await evo.insert('Instance', badProxyRow);
+  await evo.insert('Proxy', {
+    id: rowId(),
+    instanceId: badProxyRow.id,
+    enabled: true,
+    host: '10.1.2.4',
+    port: '21',
+    protocol: 'ftp',
+    username: '',
+    password: '',
+    updatedAt: new Date(),
+  });
 
   return {
     folder: { name: String(folderRow.name), id: String(folderRow.id), token: String(folderRow.token), creds: folderCreds, keys: folderKeys },
@@ -208,12 +247,13 @@ async function fill(evo: EvolutionDeployment, tag: string): Promise<Fixture> {
     brokenCreds: String(brokenRow.name),
     missingKeys: String(missingRow.name),
     badName: String(badNameRow.name),
+    badProxy: String(badProxyRow.name),
   };
 }
 
 /** The whole content of the store's tables the import writes, for "nothing changed" comparisons. */
 async function snapshot(store: Store): Promise<Record<string, unknown[]>> {
-  const tables = ['instances', 'event_sinks', 'sessions', 'session_keys', 'messages', 'chats', 'contacts', 'outbox'] as const;
+  const tables = ['instances', 'event_sinks', 'instance_proxies', 'sessions', 'session_keys', 'messages', 'chats', 'contacts', 'outbox'] as const;
   const result: Record<string, unknown[]> = {};
   for (const table of tables) {
     const rows = await store.db.selectFrom(table).selectAll().execute();
@@ -222,12 +262,16 @@ async function snapshot(store: Store): Promise<Record<string, unknown[]>> {
   return result;
 }
 
+/** The proxy store as the import and the service use it: the same class, sealing with the same key. */
+const proxyStoreOf = (services: Services) => new ProxyStore(services.store.db, services.box);
+
 function depsOf(services: Services) {
   return {
     db: services.store.db,
     registry: services.registry,
     sinks: services.sinks,
     removal: services.removal,
+    proxies: proxyStoreOf(services),
     kinds: services.kinds,
     sinkCreation: services.sinkCreation,
     globalApiKey: services.globalApiKey,
@@ -289,6 +333,7 @@ for (const source of sources) {
         expect(resultOf(summary, fx.brokenCreds)?.result).toBe('failed');
         expect(lines.at(-1)).toBe('Dry run: nothing was written.');
         expect(lines.some((l) => l.includes(`${fx.folder.name}: would import: WHATSAPP-BAILEYS; session with`))).toBe(true);
+        expect(lines.find((l) => l.includes(`] ${fx.folder.name}: would import`))).toContain('proxy http://10.1.2.3:3128');
         expect(await snapshot(store)).toEqual(before);
       });
 
@@ -298,11 +343,19 @@ for (const source of sources) {
         const imported = summary.outcomes.filter((o) => o.result === 'imported').map((o) => o.name);
         expect(imported.sort()).toEqual([fx.folder.name, fx.redis.name, fx.cloud.name, fx.channel.name, fx.unlinked.name].sort());
         const failed = Object.fromEntries(summary.outcomes.filter((o) => o.result === 'failed').map((o) => [o.name, o.result === 'failed' ? o.reason : '']));
-        expect(Object.keys(failed).sort()).toEqual([fx.brokenCreds, fx.missingKeys, fx.badName].sort());
+        expect(Object.keys(failed).sort()).toEqual([fx.brokenCreds, fx.missingKeys, fx.badName, fx.badProxy].sort());
         expect(failed[fx.brokenCreds]).toMatch(/^Session\.creds is not valid JSON/);
         expect(failed[fx.missingKeys]).toMatch(/^linked, but its signal keys are missing: no Redis hash .*, no folder /);
         expect(failed[fx.badName]).toMatch(/name cannot be a Switchboard instance name/);
-        expect(lines).toContain(`[${summary.outcomes.findIndex((o) => o.name === fx.brokenCreds) + 1}/8] ${fx.brokenCreds}: FAILED: ${failed[fx.brokenCreds]}`);
+        expect(failed[fx.badProxy]).toBe(
+          'its proxy is refused: Proxy.protocol must be one of http, https, socks4, socks5 (got "ftp") (fix the Proxy row in Evolution\'s database, or turn it off there, and run the import again)',
+        );
+        expect(lines).toContain(`[${summary.outcomes.findIndex((o) => o.name === fx.brokenCreds) + 1}/9] ${fx.brokenCreds}: FAILED: ${failed[fx.brokenCreds]}`);
+        // The proxy carried over is named without its credentials.
+        expect(lines.find((l) => l.includes(`] ${fx.folder.name}: imported`))).toContain('; proxy http://10.1.2.3:3128');
+        expect(lines.find((l) => l.includes(`] ${fx.redis.name}: imported`))).toContain('proxy socks5://socks.example.net:1080');
+        expect(lines.find((l) => l.includes(`] ${fx.channel.name}: imported`))).toContain('proxy (disabled)');
+        expect(lines.join('\n')).not.toMatch(/proxy-secret|sock-secret|proxy-user|sock-user/);
         // What Evolution had that does not carry over is listed, not dropped.
         const folderLines = lines.slice(lines.findIndex((l) => l.includes(`] ${fx.folder.name}: imported`)));
         const notCarried = folderLines
@@ -311,25 +364,23 @@ for (const source of sources) {
             folderLines.findIndex((l, i) => i > 0 && l.startsWith('[')),
           )
           .join('\n');
-        for (const what of [
-          'Chatwoot',
-          'Typebot (1)',
-          'SQS events',
-          'wavoip',
-          'proxy http://10.1.2.3:3128',
-          'CHAMA_AI_ACTION',
-          'labels without an id or a palette colour: "Pink"',
-        ])
+        for (const what of ['Chatwoot', 'Typebot (1)', 'SQS events', 'wavoip', 'CHAMA_AI_ACTION', 'labels without an id or a palette colour: "Pink"'])
           expect(notCarried).toContain(what);
-        expect(notCarried).not.toContain('proxy-secret');
+        expect(notCarried).not.toContain('proxy');
         expect(lines.join('\n')).toMatch(/WHATSAPP-BUSINESS instances whose instance key is their Meta access token[^\n]*cloud-/);
         expect(lines.find((l) => l.startsWith('Summary:'))).toBe(
-          `Summary: 5 imported, 0 skipped, 3 failed (from ${lines[0].replace(/^Importing 8 instances from /, '')})`,
+          `Summary: 5 imported, 0 skipped, 4 failed (from ${lines[0].replace(/^Importing 9 instances from /, '')})`,
         );
+        const proxiedLine = lines.find((l) => l.startsWith('Instances going out through a proxy:'));
+        expect(proxiedLine).toMatch(/not contacted by the import/);
+        expect(proxiedLine).toContain(fx.folder.name);
+        expect(proxiedLine).toContain(fx.redis.name);
+        expect(proxiedLine).not.toContain(fx.channel.name);
         // Nothing of a failed instance is left behind.
         const names = (await store.db.selectFrom('instances').select('name').execute()).map((r) => r.name);
         expect(names).not.toContain(fx.brokenCreds);
         expect(names).not.toContain(fx.missingKeys);
+        expect(names).not.toContain(fx.badProxy);
       });
 
       it('after a restart every instance is listed with its settings and destinations', async () => {
@@ -375,6 +426,61 @@ for (const source of sources) {
           expect((await t.api('GET', `websocket/find/${fx.folder.name}`)).body).toMatchObject({ enabled: true, events: ['MESSAGES_UPSERT'] });
           expect((await t.api('GET', `rabbitmq/find/${fx.folder.name}`)).body).toMatchObject({ enabled: true, events: ['SEND_MESSAGE'] });
           expect((await t.api('GET', `nats/find/${fx.folder.name}`)).body).toMatchObject({ enabled: false });
+        } finally {
+          await t.close();
+        }
+      });
+
+      it('each proxy is answered by proxy/find with its password masked, and the stored password opens to the original', async () => {
+        const t = await appOnStore(store, keys);
+        try {
+          const folder = await t.api('GET', `proxy/find/${fx.folder.name}`);
+          expect(folder.status).toBe(200);
+          expect(folder.body).toMatchObject({
+            enabled: true,
+            host: '10.1.2.3',
+            port: '3128',
+            protocol: 'http',
+            username: 'proxy-user',
+            password: '********',
+            instanceId: fx.folder.id,
+          });
+          const socks = await t.api('GET', `proxy/find/${fx.redis.name}`);
+          expect(socks.body).toMatchObject({
+            enabled: true,
+            host: 'socks.example.net',
+            port: '1080',
+            protocol: 'socks5',
+            username: 'sock-user',
+            password: '********',
+          });
+          const off = await t.api('GET', `proxy/find/${fx.channel.name}`);
+          expect(off.status).toBe(200);
+          expect(off.body).toMatchObject({ enabled: false, host: '', port: '', password: '' });
+          // Evolution had no proxy for it: none here either.
+          const none = await t.api('GET', `proxy/find/${fx.unlinked.name}`);
+          expect(none.status).toBe(200);
+          expect(none.body).toBeNull();
+
+          const proxies = proxyStoreOf(t.services);
+          expect(await proxies.inEffect(fx.folder.id)).toEqual({
+            protocol: 'http',
+            host: '10.1.2.3',
+            port: 3128,
+            username: 'proxy-user',
+            password: 'proxy-secret',
+          });
+          expect(await proxies.inEffect(fx.redis.id)).toEqual({
+            protocol: 'socks5',
+            host: 'socks.example.net',
+            port: 1080,
+            username: 'sock-user',
+            password: 'sock-secret',
+          });
+          // Sealed at rest: the clear password is nowhere in the row.
+          const rows = await store.db.selectFrom('instance_proxies').selectAll().execute();
+          expect(rows).toHaveLength(3);
+          for (const row of rows) expect(JSON.stringify(row)).not.toMatch(/proxy-secret|sock-secret/);
         } finally {
           await t.close();
         }
@@ -461,6 +567,7 @@ for (const source of sources) {
         const before = await snapshot(store);
         const { summary, lines } = await runImport(store, keys, options);
         expect(summary.outcomes.filter((o) => o.result === 'skipped')).toHaveLength(5);
+        expect(resultOf(summary, fx.badProxy)?.result).toBe('failed');
         expect(summary.outcomes.filter((o) => o.result === 'imported')).toHaveLength(0);
         expect(lines.some((l) => l.endsWith(`${fx.folder.name}: skipped: already in Switchboard (--replace overwrites it)`))).toBe(true);
         expect(await snapshot(store)).toEqual(before);
@@ -468,9 +575,27 @@ for (const source of sources) {
 
       it('Evolution is only read: its rows are as they were', async () => {
         const rows = await evo.query('select count(*) as n from "Instance"');
-        expect(Number(rows[0].n)).toBe(8);
+        expect(Number(rows[0].n)).toBe(9);
         const sessions = await evo.query('select count(*) as n from "Session"');
         expect(Number(sessions[0].n)).toBe(4);
+      });
+
+      it('--replace replaces the proxy too: the new one sealed, and none when Evolution has none any more', async () => {
+        await evo.query(`update "Proxy" set host = '10.9.9.9', password = 'new-secret' where "instanceId" = '${fx.folder.id}'`);
+        await evo.query(`delete from "Proxy" where "instanceId" = '${fx.redis.id}'`);
+        const { summary } = await runImport(store, keys, { ...options, withHistory: false, replace: true, only: [fx.folder.name, fx.redis.name] });
+        expect(resultOf(summary, fx.folder.name)?.result).toBe('imported');
+        expect(resultOf(summary, fx.redis.name)?.result).toBe('imported');
+        const t = await appOnStore(store, keys);
+        try {
+          expect((await t.api('GET', `proxy/find/${fx.folder.name}`)).body).toMatchObject({ enabled: true, host: '10.9.9.9', password: '********' });
+          expect((await proxyStoreOf(t.services).inEffect(fx.folder.id))?.password).toBe('new-secret');
+          const gone = await t.api('GET', `proxy/find/${fx.redis.name}`);
+          expect(gone.status).toBe(200);
+          expect(gone.body).toBeNull();
+        } finally {
+          await t.close();
+        }
       });
     });
   }

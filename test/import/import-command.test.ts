@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyStore } from '../../src/instances/proxies.js';
 import { openStore } from '../../src/platform/store/db.js';
 import { appOnStore, storeKeys } from '../support/app-on-store.js';
 import { hashApiKey } from '../../src/platform/util/api-keys.js';
@@ -51,16 +52,29 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
   const good = `good-${randomBytes(3).toString('hex')}`;
   const broken = `broken-${randomBytes(3).toString('hex')}`;
   let goodToken: string;
+  let goodId: string;
   const dataDirs: string[] = [];
 
   beforeAll(async () => {
     evo = await evolutionOnPostgres();
     const row = instanceRow(good);
     goodToken = String(row.token);
+    goodId = String(row.id);
     const creds = linkedCreds('5511999990011');
     await evo.insert('Instance', row);
     await evo.insert('Session', { id: rowId(), sessionId: row.id, creds: sessionCredsText(creds), createdAt: new Date() });
     writeKeysFolder(evo.instancesDir, String(row.id), signalKeys(creds, 5));
+    await evo.insert('Proxy', {
+      id: rowId(),
+      instanceId: row.id,
+      enabled: true,
+      host: '10.1.2.3',
+      port: '1080',
+      protocol: 'socks',
+      username: 'proxy-user',
+      password: 'proxy-secret',
+      updatedAt: new Date(),
+    });
     const brokenRow = instanceRow(broken);
     await evo.insert('Instance', brokenRow);
     await evo.insert('Session', { id: rowId(), sessionId: brokenRow.id, creds: 'not json at all', createdAt: new Date() });
@@ -138,6 +152,10 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
         // One instance, answering to the token Evolution's clients hold.
         expect(rows).toEqual([{ name: good, apikey_hash: hashApiKey(goodToken) }]);
         expect(await store.db.selectFrom('sessions').select('instance_id').execute()).toHaveLength(1);
+        // --replace replaced the proxy with Evolution's: one row still.
+        expect(await store.db.selectFrom('instance_proxies').select(['instance_id', 'protocol']).execute()).toEqual([
+          { instance_id: goodId, protocol: 'socks5' },
+        ]);
       } finally {
         await store.close();
       }
@@ -162,6 +180,7 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
         const run = await runCommand(['--from', evo.uri, '--instances-dir', evo.instancesDir, '--only', good], env);
         expect(run.code, run.stderr).toBe(0);
         expect(run.stdout).toContain('Imported instances connect when Switchboard starts (restart a running Switchboard to pick them up).');
+        expect(run.stdout).toContain(`Instances going out through a proxy: ${good}. Their proxies were not contacted by the import:`);
         expect((await running.api('GET', 'instance/fetchInstances')).status).toBe(200);
       } finally {
         await running.close();
@@ -171,6 +190,10 @@ describe.skipIf(!pgUp)('npm run import:evolution', () => {
         const own = await restarted.api('GET', 'instance/fetchInstances', { key: goodToken });
         expect(own.status).toBe(200);
         expect(own.body.map((e: { instance: { instanceName: string } }) => e.instance.instanceName)).toEqual([good]);
+        // The command sealed the proxy's password with the key the service opens it with.
+        const proxy = await restarted.api('GET', `proxy/find/${good}`, { key: goodToken });
+        expect(proxy.body).toMatchObject({ enabled: true, host: '10.1.2.3', port: '1080', protocol: 'socks5', username: 'proxy-user', password: '********' });
+        expect((await new ProxyStore(store.db, restarted.services.box).inEffect(goodId))?.password).toBe('proxy-secret');
       } finally {
         await restarted.close();
       }
