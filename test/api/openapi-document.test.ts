@@ -5,6 +5,23 @@ import { linkedSandbox, startApp, storeTargets, type TestApp } from '../support/
 
 const targets = await storeTargets();
 
+// Routes with a JSON body that give no example of their own (the docs page makes one from the schema), and why.
+const withoutOwnExample = new Set<string>([
+  // Sandbox steps that take what the service gave a moment before (a QR code's text, a sent message's button key id).
+  'POST /messenger/sandbox/scan',
+  'POST /messenger/sandbox/press/{instance}',
+  // Routes that name one stored message or delivery by its id: an example id names nothing on any deployment.
+  'POST /messenger/webhook/redeliver/{instance}',
+  'DELETE /messenger/chat/deleteMessageForEveryone/{instance}',
+  'POST /messenger/chat/updateMessage/{instance}',
+  'POST /messenger/chat/getBase64FromMediaMessage/{instance}',
+  // Not yet given one (their schemas' generated examples are valid values): to do.
+  'POST /messenger/chat/updatePrivacySettings/{instance}',
+  'POST /messenger/instance/setPresence/{instance}',
+  'POST /messenger/chat/updateProfileName/{instance}',
+  'POST /messenger/chat/updateProfileStatus/{instance}',
+]);
+
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is JSON read field by field
 type Json = any;
 
@@ -54,6 +71,41 @@ function requestExample(op: Json): unknown {
   if (media.example !== undefined) return media.example;
   const named = media.examples && Object.values(media.examples as Record<string, { value: unknown }>)[0];
   return named ? named.value : sample(media.schema);
+}
+
+/** The group the group examples address, on the sandbox network: `owner` created it, 5511999999999 is a member. */
+async function seedExampleGroup(t: TestApp, owner: string): Promise<void> {
+  const jid = '120363025246125486@g.us';
+  const now = Math.floor(Date.now() / 1000);
+  const db = t.services.store.db;
+  await db
+    .insertInto('sandbox_groups')
+    .values({
+      jid,
+      subject: 'Support team',
+      subject_owner: owner,
+      subject_time: now,
+      description: null,
+      desc_id: null,
+      desc_owner: null,
+      desc_time: null,
+      picture_file: null,
+      owner_jid: owner,
+      creation: now,
+      announce: 0,
+      locked: 0,
+      ephemeral: 0,
+      invite_code: 'Ex4mpleInv1teCodeAbCdE',
+      updated_at: Date.now(),
+    })
+    .execute();
+  await db
+    .insertInto('sandbox_group_members')
+    .values([
+      { group_jid: jid, jid: owner, role: 'superadmin', added_at: Date.now() },
+      { group_jid: jid, jid: '5511999999999@s.whatsapp.net', role: 'member', added_at: Date.now() },
+    ])
+    .execute();
 }
 
 describe.each(targets)('the OpenAPI document and docs page on $name', (target) => {
@@ -111,8 +163,13 @@ describe.each(targets)('the OpenAPI document and docs page on $name', (target) =
     });
 
     it('every request example in the document succeeds as it stands on a linked sandbox instance (or, where it names something that must exist first, answers a documented error)', async () => {
-      await linkedSandbox(t, 'docs-a', '5511977700001');
+      const docsA = await linkedSandbox(t, 'docs-a', '5511977700001');
       await linkedSandbox(t, 'docs-b', '5511977700002');
+      // What the examples name must exist, as it would on a deployment where someone reads the docs: the group the
+      // group examples address (docs-a owns it, 5511999999999 is a member), written to the sandbox network's store
+      // as WhatsApp would have it. (handleLabel's labelId "1" is WhatsApp Business's first default label, which every
+      // account has.)
+      await seedExampleGroup(t, docsA.owner);
       // Examples that name a thing only a running service has (a QR code, a stored message, a delivery): they cannot
       // succeed as they stand, and must answer one of their documented errors rather than fail.
       const needsSomethingFirst = new Set([
@@ -124,40 +181,43 @@ describe.each(targets)('the OpenAPI document and docs page on $name', (target) =
         'POST /messenger/chat/getBase64FromMediaMessage/{instance}',
         'POST /messenger/instance/create',
       ]);
-      // Voice notes and round videos take real audio and video: their docs show the fields, not a file.
+      // Examples that need something outside a test on loopback: a proxy host on the internet (proxy/set checks it
+      // is reachable, and answers 400 when not) and Meta's Graph API (templates are WHATSAPP-BUSINESS only; on the
+      // sandbox instance they answer 400). Their examples are realistic and valid against the schema, which a
+      // documented 4xx (not a validation error) shows.
+      const needsOutside = new Set([
+        'POST /messenger/proxy/set/{instance}',
+        'POST /messenger/template/create/{instance}',
+        'POST /messenger/message/sendTemplate/{instance}',
+      ]);
+      // Voice notes and round videos take real audio and video from a URL on the internet: not fetched from here.
       const needsRealMedia = new Set(['POST /messenger/message/sendWhatsAppAudio/{instance}', 'POST /messenger/message/sendPtv/{instance}']);
       const failures: string[] = [];
       for (const { method, path, op } of operations(doc)) {
         if (!op.requestBody?.content?.['application/json']) continue;
         const name = `${method.toUpperCase()} ${path}`;
         if (needsRealMedia.has(name)) continue;
-        // Routes that give no example of their own (the docs page makes one from the schema) are not held to this yet.
-        if (!hasOwnExample(op)) continue;
+        // Routes listed as giving no example of their own (the docs page makes one from the schema) are not held to this.
+        if (withoutOwnExample.has(name)) continue;
         const example = requestExample(op);
         const answer = await t.api(method.toUpperCase(), path.replace('{instance}', 'docs-a'), { body: example });
         const documented = Object.keys(op.responses ?? {});
-        const ok = needsSomethingFirst.has(name)
-          ? answer.status < 500 && documented.includes(String(answer.status))
-          : answer.status >= 200 && answer.status < 300;
+        const validationError = answer.status === 400 && /must |required/.test(JSON.stringify(answer.body.response?.message ?? ''));
+        const ok = needsOutside.has(name)
+          ? answer.status < 500 && documented.includes(String(answer.status)) && !validationError
+          : needsSomethingFirst.has(name)
+            ? answer.status < 500 && documented.includes(String(answer.status))
+            : answer.status >= 200 && answer.status < 300;
         if (!ok) failures.push(`${name} ${JSON.stringify(example)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       }
       expect(failures).toEqual([]);
     });
 
-    it('the instance, settings, sink, send, chat and history routes give an example of their own', () => {
+    it('every route with a JSON body gives an example of its own, unless listed here with the reason', () => {
       const without = operations(doc)
-        .filter(
-          ({ path, op }) =>
-            op.requestBody?.content?.['application/json'] && /^\/messenger\/(instance|settings|webhook\/set|websocket|rabbitmq|nats|message|chat)\//.test(path),
-        )
-        .filter(
-          ({ path }) =>
-            !/sendWhatsAppAudio|sendPtv|sendTemplate|deleteMessageForEveryone|updateMessage|getBase64FromMediaMessage|updatePrivacySettings|setPresence|updateProfileName|updateProfileStatus/.test(
-              path,
-            ),
-        )
-        .filter(({ op }) => !hasOwnExample(op))
-        .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+        .filter(({ op }) => op.requestBody?.content?.['application/json'] && !hasOwnExample(op))
+        .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+        .filter((name) => !withoutOwnExample.has(name));
       expect(without).toEqual([]);
     });
 

@@ -117,12 +117,15 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
         tags: ['sandbox'],
         summary: 'Create, rename, recolour or delete a label of the sandbox account, as its phone would (announced as labels.edit)',
         params: InstanceParams,
-        body: Type.Object({
-          id: Type.Optional(Type.String({ minLength: 1, description: 'The label to change; leave out to create a label' })),
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required to create a label' })),
-          color: Type.Optional(Type.Integer({ minimum: 0, maximum: labelColours - 1, description: "An index of WhatsApp's 20 label colours" })),
-          deleted: Type.Optional(Type.Boolean({ description: 'true: delete the label (it leaves every chat)' })),
-        }),
+        body: withExample(
+          Type.Object({
+            id: Type.Optional(Type.String({ minLength: 1, description: 'The label to change; leave out to create a label' })),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required to create a label' })),
+            color: Type.Optional(Type.Integer({ minimum: 0, maximum: labelColours - 1, description: "An index of WhatsApp's 20 label colours" })),
+            deleted: Type.Optional(Type.Boolean({ description: 'true: delete the label (it leaves every chat)' })),
+          }),
+          { name: 'Follow up', color: 3 },
+        ),
         response: {
           200: SandboxLabel('The label as it is now (deleted: true when deleted)'),
           201: SandboxLabel('The label created'),
