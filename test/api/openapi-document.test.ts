@@ -1,6 +1,7 @@
 // The served OpenAPI document and docs page: Switchboard's title and mark, every route's answer documented, the
 // service routes in it, request examples that succeed as they stand, and every validation error of a body at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleGroupJid } from '../../src/groups/schemas.js';
 import { linkedSandbox, startApp, storeTargets, type TestApp } from '../support/harness.js';
 
 const targets = await storeTargets();
@@ -75,7 +76,7 @@ function requestExample(op: Json): unknown {
 
 /** The group the group examples address, on the sandbox network: `owner` created it, 5511999999999 is a member. */
 async function seedExampleGroup(t: TestApp, owner: string): Promise<void> {
-  const jid = '120363025246125486@g.us';
+  const jid = exampleGroupJid;
   const now = Math.floor(Date.now() / 1000);
   const db = t.services.store.db;
   await db
