@@ -1,5 +1,7 @@
 // The served OpenAPI document and docs page: Switchboard's title and mark, every route's answer documented, the
 // service routes in it, request examples that succeed as they stand, and every validation error of a body at once.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleGroupJid } from '../../src/groups/schemas.js';
 import { linkedSandbox, startApp, storeTargets, type TestApp } from '../support/harness.js';
@@ -109,17 +111,66 @@ async function seedExampleGroup(t: TestApp, owner: string): Promise<void> {
     .execute();
 }
 
+const graphVersion = 'v21.0';
+const metaToken = 'EAAGexampleDocsToken0123456789';
+const phoneId = '106540352242922';
+const wabaId = '102290129340398';
+
+/**
+ * Meta's Graph API as far as the template examples use it, on loopback: creating a template (it answers PENDING) and
+ * sending one (a message id), for the bearer token and ids of the docs' WHATSAPP-BUSINESS instance only. Every request
+ * it could not answer is kept, and the test expects none.
+ */
+async function fakeTemplateGraph(): Promise<{ url: string; answered: string[]; unexpected: string[]; close: () => Promise<void> }> {
+  const answered: string[] = [];
+  const unexpected: string[] = [];
+  let nextId = 910000000000001;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const answer = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const path = new URL(req.url ?? '/', 'http://graph.test').pathname;
+      const body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : {};
+      if (req.headers.authorization !== `Bearer ${metaToken}`) unexpected.push(`${req.method} ${path} without the token`);
+      if (req.method === 'POST' && path === `/${graphVersion}/${wabaId}/message_templates`) {
+        answered.push('template created');
+        return answer(200, { id: String(nextId++), status: 'PENDING', category: body.category });
+      }
+      if (req.method === 'POST' && path === `/${graphVersion}/${phoneId}/messages` && body.type === 'template') {
+        answered.push(`template ${body.template?.name} sent`);
+        return answer(200, { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.docs${nextId++}` }] });
+      }
+      unexpected.push(`${req.method} ${path} ${JSON.stringify(body).slice(0, 200)}`);
+      return answer(400, { error: { message: 'Unknown path components', type: 'OAuthException', code: 2500 } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answered,
+    unexpected,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe.each(targets)('the OpenAPI document and docs page on $name', (target) => {
   describe.skipIf(!target.available)('served', () => {
     let t: TestApp;
     let doc: Json;
+    let graph: Awaited<ReturnType<typeof fakeTemplateGraph>>;
 
     beforeAll(async () => {
-      t = await startApp(target, { METRICS_ENABLED: 'true' });
+      graph = await fakeTemplateGraph();
+      t = await startApp(target, { METRICS_ENABLED: 'true', WA_BUSINESS_URL: graph.url, WA_BUSINESS_VERSION: graphVersion });
       doc = (await t.api('GET', '/messenger/docs/json')).body;
     });
     afterAll(async () => {
       await t?.close();
+      await graph?.close();
     });
 
     it("is Switchboard's page: its title, its mark and favicon, no outside assets", async () => {
@@ -182,15 +233,17 @@ describe.each(targets)('the OpenAPI document and docs page on $name', (target) =
         'POST /messenger/chat/getBase64FromMediaMessage/{instance}',
         'POST /messenger/instance/create',
       ]);
-      // Examples that need something outside a test on loopback: a proxy host on the internet (proxy/set checks it
-      // is reachable, and answers 400 when not) and Meta's Graph API (templates are WHATSAPP-BUSINESS only; on the
-      // sandbox instance they answer 400). Their examples are realistic and valid against the schema, which a
-      // documented 4xx (not a validation error) shows.
-      const needsOutside = new Set([
-        'POST /messenger/proxy/set/{instance}',
-        'POST /messenger/template/create/{instance}',
-        'POST /messenger/message/sendTemplate/{instance}',
-      ]);
+      // Examples that need something outside a test on loopback: a proxy host on the internet (proxy/set checks that
+      // it is reachable, and answers 400 naming the host when not). The example is realistic and valid against the
+      // schema, which a documented 4xx that is not a validation error shows.
+      const needsOutside = new Set(['POST /messenger/proxy/set/{instance}']);
+      // Templates are Meta's (WHATSAPP-BUSINESS only): their examples go to an instance of that kind, against the fake
+      // Graph API above (which takes any template send, as Meta does once a template is approved).
+      const created = await t.api('POST', 'instance/create', {
+        body: { instanceName: 'docs-meta', integration: 'WHATSAPP-BUSINESS', token: metaToken, number: phoneId, businessId: wabaId },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const onCloudApi = new Set(['POST /messenger/template/create/{instance}', 'POST /messenger/message/sendTemplate/{instance}']);
       // Voice notes and round videos take real audio and video from a URL on the internet: not fetched from here.
       const needsRealMedia = new Set(['POST /messenger/message/sendWhatsAppAudio/{instance}', 'POST /messenger/message/sendPtv/{instance}']);
       const failures: string[] = [];
@@ -201,7 +254,7 @@ describe.each(targets)('the OpenAPI document and docs page on $name', (target) =
         // Routes listed as giving no example of their own (the docs page makes one from the schema) are not held to this.
         if (withoutOwnExample.has(name)) continue;
         const example = requestExample(op);
-        const answer = await t.api(method.toUpperCase(), path.replace('{instance}', 'docs-a'), { body: example });
+        const answer = await t.api(method.toUpperCase(), path.replace('{instance}', onCloudApi.has(name) ? 'docs-meta' : 'docs-a'), { body: example });
         const documented = Object.keys(op.responses ?? {});
         const validationError = answer.status === 400 && /must |required/.test(JSON.stringify(answer.body.response?.message ?? ''));
         const ok = needsOutside.has(name)
@@ -212,6 +265,8 @@ describe.each(targets)('the OpenAPI document and docs page on $name', (target) =
         if (!ok) failures.push(`${name} ${JSON.stringify(example)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       }
       expect(failures).toEqual([]);
+      expect(graph.unexpected).toEqual([]);
+      expect(graph.answered.sort()).toEqual(['template created', 'template order_update sent']);
     });
 
     it('every route with a JSON body gives an example of its own, unless listed here with the reason', () => {
