@@ -18,11 +18,6 @@ const withoutOwnExample = new Set<string>([
   'DELETE /messenger/chat/deleteMessageForEveryone/{instance}',
   'POST /messenger/chat/updateMessage/{instance}',
   'POST /messenger/chat/getBase64FromMediaMessage/{instance}',
-  // Not yet given one (their schemas' generated examples are valid values): to do.
-  'POST /messenger/chat/updatePrivacySettings/{instance}',
-  'POST /messenger/instance/setPresence/{instance}',
-  'POST /messenger/chat/updateProfileName/{instance}',
-  'POST /messenger/chat/updateProfileStatus/{instance}',
 ]);
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is JSON read field by field
