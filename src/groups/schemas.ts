@@ -1,5 +1,11 @@
 // The group routes' request and answer schemas (validation and the OpenAPI document at once).
 import { Type } from 'typebox';
+import { withExample } from '../platform/http/schemas.js';
+
+/** The group the examples name (the docs' example test sets up a group at this address). */
+export const exampleGroupJid = '120363025246125486@g.us';
+/** A 1×1 PNG, as base64: an image every example can send without fetching anything. */
+const examplePicture = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const GroupJidField = Type.String({
   description: 'The group address (120363…@g.us); "@g.us" is appended when missing. Taken from the body, else the query',
@@ -21,47 +27,71 @@ const Participants = Type.Array(Type.String({ minLength: 1 }), {
   description: 'Phone numbers with country code or addresses (…@s.whatsapp.net, …@lid)',
 });
 
-export const CreateBody = Type.Object({
-  subject: Type.String({ description: "The group's name" }),
-  participants: Participants,
-  description: Type.Optional(Type.String()),
-  promoteParticipants: Type.Optional(Type.Boolean({ description: 'Make every participant an admin once the group exists' })),
-  profilePicture: Type.Optional(Type.String({ description: 'Accepted and ignored, as upstream (set it with updateGroupPicture)' })),
-});
-
-export const SubjectBody = Type.Object({ groupJid: Type.Optional(GroupJidField), subject: Type.String() });
-export const DescriptionBody = Type.Object({ groupJid: Type.Optional(GroupJidField), description: Type.String() });
-export const PictureBody = Type.Object({
-  groupJid: Type.Optional(GroupJidField),
-  image: Type.String({ description: 'The image: an http(s) URL, base64 or a data URL' }),
-});
-export const GroupJidBody = Type.Object({ groupJid: Type.Optional(GroupJidField) });
-
-export const SendInviteBody = Type.Object({
-  groupJid: Type.String({ description: 'The full group address (…@g.us); body only, as upstream' }),
-  description: Type.String({ description: 'The text sent before the invite link' }),
-  numbers: Participants,
-});
-
-export const UpdateParticipantBody = Type.Object({
-  groupJid: Type.Optional(GroupJidField),
-  action: Type.Union([Type.Literal('add'), Type.Literal('remove'), Type.Literal('promote'), Type.Literal('demote')]),
-  participants: Participants,
-});
-
-export const UpdateSettingBody = Type.Object({
-  groupJid: Type.Optional(GroupJidField),
-  action: Type.Union([Type.Literal('announcement'), Type.Literal('not_announcement'), Type.Literal('locked'), Type.Literal('unlocked')], {
-    description: 'announcement: only admins send; locked: only admins edit the group info',
+export const CreateBody = withExample(
+  Type.Object({
+    subject: Type.String({ description: "The group's name" }),
+    participants: Participants,
+    description: Type.Optional(Type.String()),
+    promoteParticipants: Type.Optional(Type.Boolean({ description: 'Make every participant an admin once the group exists' })),
+    profilePicture: Type.Optional(Type.String({ description: 'Accepted and ignored, as upstream (set it with updateGroupPicture)' })),
   }),
-});
+  { subject: 'Support team', participants: ['5511999999999'], description: 'Questions about orders' },
+);
 
-export const EphemeralBody = Type.Object({
-  groupJid: Type.Optional(GroupJidField),
-  expiration: Type.Union([Type.Literal(0), Type.Literal(86400), Type.Literal(604800), Type.Literal(7776000)], {
-    description: 'Disappearing messages after this many seconds: 0 (off), 86400, 604800 or 7776000',
-  }),
+export const SubjectBody = withExample(Type.Object({ groupJid: Type.Optional(GroupJidField), subject: Type.String() }), {
+  groupJid: exampleGroupJid,
+  subject: 'Support team (Brazil)',
 });
+export const DescriptionBody = withExample(Type.Object({ groupJid: Type.Optional(GroupJidField), description: Type.String() }), {
+  groupJid: exampleGroupJid,
+  description: 'Questions about orders, 9:00–18:00',
+});
+export const PictureBody = withExample(
+  Type.Object({
+    groupJid: Type.Optional(GroupJidField),
+    image: Type.String({ description: 'The image: an http(s) URL, base64 or a data URL' }),
+  }),
+  { groupJid: exampleGroupJid, image: examplePicture },
+);
+export const GroupJidBody = withExample(Type.Object({ groupJid: Type.Optional(GroupJidField) }), { groupJid: exampleGroupJid });
+
+export const SendInviteBody = withExample(
+  Type.Object({
+    groupJid: Type.String({ description: 'The full group address (…@g.us); body only, as upstream' }),
+    description: Type.String({ description: 'The text sent before the invite link' }),
+    numbers: Participants,
+  }),
+  { groupJid: exampleGroupJid, description: 'Join our support group:', numbers: ['5511999999999'] },
+);
+
+export const UpdateParticipantBody = withExample(
+  Type.Object({
+    groupJid: Type.Optional(GroupJidField),
+    action: Type.Union([Type.Literal('add'), Type.Literal('remove'), Type.Literal('promote'), Type.Literal('demote')]),
+    participants: Participants,
+  }),
+  { groupJid: exampleGroupJid, action: 'promote', participants: ['5511999999999'] },
+);
+
+export const UpdateSettingBody = withExample(
+  Type.Object({
+    groupJid: Type.Optional(GroupJidField),
+    action: Type.Union([Type.Literal('announcement'), Type.Literal('not_announcement'), Type.Literal('locked'), Type.Literal('unlocked')], {
+      description: 'announcement: only admins send; locked: only admins edit the group info',
+    }),
+  }),
+  { groupJid: exampleGroupJid, action: 'announcement' },
+);
+
+export const EphemeralBody = withExample(
+  Type.Object({
+    groupJid: Type.Optional(GroupJidField),
+    expiration: Type.Union([Type.Literal(0), Type.Literal(86400), Type.Literal(604800), Type.Literal(7776000)], {
+      description: 'Disappearing messages after this many seconds: 0 (off), 86400, 604800 or 7776000',
+    }),
+  }),
+  { groupJid: exampleGroupJid, expiration: 604800 },
+);
 
 const ParticipantAnswer = Type.Object({
   id: Type.String(),

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import { labelActions, type LabelOperations } from './labels.js';
 
 export interface LabelRoutesOptions {
@@ -16,14 +16,17 @@ const LabelAnswer = Type.Object({
   predefinedId: Type.Union([Type.String(), Type.Null()], { description: 'The WhatsApp Business default label it is, or null' }),
 });
 
-const HandleLabelBody = Type.Object({
-  number: Type.String({ minLength: 1, description: 'The chat: a phone number with country code, or an address (…@s.whatsapp.net, …@g.us)' }),
-  labelId: Type.String({ minLength: 1, description: 'The id of the label (GET /label/findLabels lists them)' }),
-  action: Type.Union(
-    labelActions.map((action) => Type.Literal(action)),
-    { description: 'add: put the label on the chat; remove: take it off' },
-  ),
-});
+const HandleLabelBody = withExample(
+  Type.Object({
+    number: Type.String({ minLength: 1, description: 'The chat: a phone number with country code, or an address (…@s.whatsapp.net, …@g.us)' }),
+    labelId: Type.String({ minLength: 1, description: 'The id of the label (GET /label/findLabels lists them)' }),
+    action: Type.Union(
+      labelActions.map((action) => Type.Literal(action)),
+      { description: 'add: put the label on the chat; remove: take it off' },
+    ),
+  }),
+  { number: '5511999999999', labelId: '1', action: 'add' },
+);
 
 const HandledAnswer = Type.Object(
   {

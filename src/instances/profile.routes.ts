@@ -6,8 +6,10 @@ import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import type { ProfileOperations } from './profile.js';
 
 const NumberBody = withExample(Type.Object({ number: Type.Optional(Type.String({ minLength: 1 })) }), { number: '5511999999999' });
-const NameBody = Type.Object({ name: Type.Optional(Type.String()) });
-const StatusBody = Type.Object({ status: Type.Optional(Type.String({ description: 'The "about" text' })) });
+const NameBody = withExample(Type.Object({ name: Type.Optional(Type.String()) }), { name: 'Acme Support' });
+const StatusBody = withExample(Type.Object({ status: Type.Optional(Type.String({ description: 'The "about" text' })) }), {
+  status: 'We answer 9:00–18:00',
+});
 const PictureBody = withExample(Type.Object({ picture: Type.Optional(Type.String({ description: 'The image: http(s) URL, base64 or data URL' })) }), {
   picture: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
 });

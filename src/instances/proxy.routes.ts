@@ -3,20 +3,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { maskedPassword, proxyProtocols } from '../core/proxy.js';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import type { StoredProxy } from './proxies.js';
 import type { ProxyService } from './proxy-service.js';
 
 const protocols = `${proxyProtocols.join(', ')} (Evolution's socks is taken as socks5)`;
 
-const ProxyBody = Type.Object({
-  enabled: Type.Optional(Type.Boolean({ description: 'false turns the proxy off (the other fields are then not needed); default true' })),
-  host: Type.Optional(Type.String({ description: "The proxy's host name or IP address, without a scheme" })),
-  port: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: '1-65535, as a string (as Evolution sends it) or an integer' })),
-  protocol: Type.Optional(Type.String({ description: protocols })),
-  username: Type.Optional(Type.String()),
-  password: Type.Optional(Type.String({ description: `Stored sealed and never answered; "${maskedPassword}" (what find answers) keeps the stored one` })),
-});
+const ProxyBody = withExample(
+  Type.Object({
+    enabled: Type.Optional(Type.Boolean({ description: 'false turns the proxy off (the other fields are then not needed); default true' })),
+    host: Type.Optional(Type.String({ description: "The proxy's host name or IP address, without a scheme" })),
+    port: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: '1-65535, as a string (as Evolution sends it) or an integer' })),
+    protocol: Type.Optional(Type.String({ description: protocols })),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ description: `Stored sealed and never answered; "${maskedPassword}" (what find answers) keeps the stored one` })),
+  }),
+  { enabled: true, host: 'proxy.example.com', port: '3128', protocol: 'http', username: 'switchboard', password: 'proxy-password' },
+);
 
 const ProxyFields = {
   enabled: Type.Boolean(),

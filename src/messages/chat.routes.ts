@@ -7,14 +7,17 @@ import { createdAnswer, InstanceParams, withExample } from '../platform/http/sch
 import type { Presence } from '../core/connector.js';
 import { privacyValues } from '../core/instance.js';
 
-const PrivacyBody = Type.Object({
-  readreceipts: Type.Enum([...privacyValues.readreceipts]),
-  profile: Type.Enum([...privacyValues.profile]),
-  status: Type.Enum([...privacyValues.status]),
-  online: Type.Enum([...privacyValues.online]),
-  last: Type.Enum([...privacyValues.last]),
-  groupadd: Type.Enum([...privacyValues.groupadd]),
-});
+const PrivacyBody = withExample(
+  Type.Object({
+    readreceipts: Type.Enum([...privacyValues.readreceipts]),
+    profile: Type.Enum([...privacyValues.profile]),
+    status: Type.Enum([...privacyValues.status]),
+    online: Type.Enum([...privacyValues.online]),
+    last: Type.Enum([...privacyValues.last]),
+    groupadd: Type.Enum([...privacyValues.groupadd]),
+  }),
+  { readreceipts: 'all', profile: 'contacts', status: 'contacts', online: 'match_last_seen', last: 'contacts', groupadd: 'contacts' },
+);
 
 const PresenceOptions = Type.Object({
   presence: Type.Optional(Type.Enum([...presences])),
@@ -31,12 +34,15 @@ const PresenceBody = withExample(
   { number: '5511999999999', presence: 'composing', delay: 1200 },
 );
 
-const OwnPresenceBody = Type.Object({
-  // Optional here so that a missing value is answered with the allowed ones too (by the use case).
-  presence: Type.Optional(
-    Type.Enum([...ownPresences], { description: "The account's presence for everyone (typing and recording need a chat: /chat/sendPresence)" }),
-  ),
-});
+const OwnPresenceBody = withExample(
+  Type.Object({
+    // Optional here so that a missing value is answered with the allowed ones too (by the use case).
+    presence: Type.Optional(
+      Type.Enum([...ownPresences], { description: "The account's presence for everyone (typing and recording need a chat: /chat/sendPresence)" }),
+    ),
+  }),
+  { presence: 'available' },
+);
 
 const NumbersBody = withExample(
   Type.Object({

@@ -180,13 +180,37 @@ export const sendRoutes: FastifyPluginAsyncTypebox<SendRoutesOptions> = async (a
     withExample(StatusBody, { type: 'text', content: 'Open today', backgroundColor: '#198754', font: 1, statusJidList: ['5511999999999'] }),
     (i, b, r) => outgoing.status(i, b, r),
   );
-  sendRoute('sendTemplate', 'Send an approved Meta message template (WHATSAPP-BUSINESS)', TemplateSendBody, (i, b, r) => outgoing.template(i, b, r));
+  sendRoute(
+    'sendTemplate',
+    'Send an approved Meta message template (WHATSAPP-BUSINESS)',
+    withExample(TemplateSendBody, {
+      number: '5511999999999',
+      name: 'order_update',
+      language: 'en_US',
+      components: [
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Maria' },
+            { type: 'text', text: '42' },
+          ],
+        },
+      ],
+    }),
+    (i, b, r) => outgoing.template(i, b, r),
+  );
   await sendRoute(
     'sendWhatsAppAudio',
     'Send a voice note (converted to OGG/Opus, with its length and waveform)',
-    WhatsAppAudioBody,
+    withExample(WhatsAppAudioBody, { number: '5511999999999', audio: 'https://example.com/voice-note.mp3' }),
     (i, b, r) => outgoing.voiceNote(i, b, r),
     'audio',
   );
-  await sendRoute('sendPtv', 'Send a round video note (PTV)', PtvBody, (i, b, r) => outgoing.ptv(i, b, r), 'video');
+  await sendRoute(
+    'sendPtv',
+    'Send a round video note (PTV)',
+    withExample(PtvBody, { number: '5511999999999', video: 'https://example.com/round-video.mp4' }),
+    (i, b, r) => outgoing.ptv(i, b, r),
+    'video',
+  );
 };

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pathInstance } from '../platform/http/auth.js';
-import { InstanceParams } from '../platform/http/schemas.js';
+import { InstanceParams, withExample } from '../platform/http/schemas.js';
 import { CreatedTemplate, CreateTemplateBody, ListedTemplate } from './template-schemas.js';
 import type { TemplateOperations } from './templates.js';
 
@@ -21,7 +21,15 @@ export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRoutesOptions> = 
         tags: ['template'],
         summary: "Submit a message template to Meta for review (the instance's WhatsApp Business Account: businessId)",
         params: InstanceParams,
-        body: CreateTemplateBody,
+        body: withExample(CreateTemplateBody, {
+          name: 'order_update',
+          category: 'UTILITY',
+          language: 'en_US',
+          components: [
+            { type: 'BODY', text: 'Hello {{1}}, your order {{2}} has shipped.', example: { body_text: [['Maria', '42']] } },
+            { type: 'FOOTER', text: 'Switchboard' },
+          ],
+        }),
         response: { 201: CreatedTemplate },
       },
     },

@@ -44,11 +44,14 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
             { description: 'The instance the code belonged to, now linked' },
           ),
         },
-        body: Type.Object({
-          code: Type.String({ minLength: 1 }),
-          number: Type.String({ minLength: 1 }),
-          profileName: Type.Optional(Type.String({ maxLength: 100 })),
-        }),
+        body: withExample(
+          Type.Object({
+            code: Type.String({ minLength: 1 }),
+            number: Type.String({ minLength: 1 }),
+            profileName: Type.Optional(Type.String({ maxLength: 100 })),
+          }),
+          { code: 'sbx_hQ3v0Zt1mXbS8yKpL2cW9rE4uN6aF7dJ', number: '5511988887777', profileName: 'Maria' },
+        ),
       },
     },
     async (request) => {
@@ -94,10 +97,13 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
         tags: ['sandbox'],
         summary: 'Press a reply button of a buttons message the instance received (sends the answer to its sender)',
         params: InstanceParams,
-        body: Type.Object({
-          keyId: Type.String({ minLength: 1, description: 'The key id of the received buttons message' }),
-          buttonId: Type.String({ minLength: 1, description: 'The id of the reply button pressed' }),
-        }),
+        body: withExample(
+          Type.Object({
+            keyId: Type.String({ minLength: 1, description: 'The key id of the received buttons message' }),
+            buttonId: Type.String({ minLength: 1, description: 'The id of the reply button pressed' }),
+          }),
+          { keyId: '3EB0C431C26A1916E07A4F', buttonId: 'yes' },
+        ),
         response: createdAnswer('{key: {remoteJid, fromMe: true, id}, pushName, message: {interactiveResponseMessage}, messageType, messageTimestamp}'),
       },
     },
@@ -117,12 +123,15 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
         tags: ['sandbox'],
         summary: 'Create, rename, recolour or delete a label of the sandbox account, as its phone would (announced as labels.edit)',
         params: InstanceParams,
-        body: Type.Object({
-          id: Type.Optional(Type.String({ minLength: 1, description: 'The label to change; leave out to create a label' })),
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required to create a label' })),
-          color: Type.Optional(Type.Integer({ minimum: 0, maximum: labelColours - 1, description: "An index of WhatsApp's 20 label colours" })),
-          deleted: Type.Optional(Type.Boolean({ description: 'true: delete the label (it leaves every chat)' })),
-        }),
+        body: withExample(
+          Type.Object({
+            id: Type.Optional(Type.String({ minLength: 1, description: 'The label to change; leave out to create a label' })),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required to create a label' })),
+            color: Type.Optional(Type.Integer({ minimum: 0, maximum: labelColours - 1, description: "An index of WhatsApp's 20 label colours" })),
+            deleted: Type.Optional(Type.Boolean({ description: 'true: delete the label (it leaves every chat)' })),
+          }),
+          { name: 'Follow up', color: 3 },
+        ),
         response: {
           200: SandboxLabel('The label as it is now (deleted: true when deleted)'),
           201: SandboxLabel('The label created'),

@@ -199,10 +199,13 @@ export const webhookRoutes =
           tags: ['webhook'],
           summary: 'Deliver again one delivery ({deliveryId}) or every dead-lettered one ({status: "dead"})',
           params: InstanceParams,
-          body: Type.Object({
-            deliveryId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]+$' })])),
-            status: Type.Optional(Type.Literal('dead')),
-          }),
+          body: withExample(
+            Type.Object({
+              deliveryId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]+$' })])),
+              status: Type.Optional(Type.Literal('dead')),
+            }),
+            { status: 'dead' },
+          ),
           response: createdAnswer('{requeued: <number of deliveries queued again>}'),
         },
       },
