@@ -4,7 +4,7 @@ import type { Chat, MessageKey, StoredMessage } from '../api';
 import { usePoll } from '../hooks';
 import { messageText, numberOf, statusOf, timeOf } from '../format';
 import { Errors, Field, Notice } from '../ui';
-import type { InstanceView } from './instance';
+import type { InstanceView } from './instance-view';
 
 const ticks: Record<string, { mark: string; label: string }> = {
   PENDING: { mark: '🕓', label: 'queued' },

@@ -4,7 +4,7 @@ import type { Delivery, DeliveryStatus } from '../api';
 import { usePoll } from '../hooks';
 import { ago } from '../format';
 import { Errors, Notice } from '../ui';
-import type { InstanceView } from './instance';
+import type { InstanceView } from './instance-view';
 
 const statuses: ('' | DeliveryStatus)[] = ['', 'pending', 'delivered', 'dead', 'cancelled'];
 

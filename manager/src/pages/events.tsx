@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { messagesByField, type SinkSettings } from '../api';
 import { Check, Errors, Field, Notice } from '../ui';
 import { EventPicker } from './event-picker';
-import type { InstanceView } from './instance';
+import type { InstanceView } from './instance-view';
 
 /** A Standard Webhooks secret made in this browser: `whsec_` and 24 random bytes in base64. */
 function newSecret(): string {

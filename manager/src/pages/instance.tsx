@@ -12,6 +12,7 @@ import { DeliveriesTab } from './deliveries';
 import { LiveTab } from './live';
 import { MessagesTab } from './messages';
 import { ChatTab } from './chat';
+import type { InstanceView } from './instance-view';
 
 const tabs = [
   ['overview', 'Overview'],
@@ -22,17 +23,6 @@ const tabs = [
   ['deliveries', 'Deliveries'],
   ['live', 'Live events'],
 ] as const;
-
-export interface InstanceView {
-  session: Session;
-  name: string;
-  listing: InstanceListing;
-  state: ConnectionState;
-  /** Events of this instance as they arrive on the websocket (the newest first). */
-  events: LiveEvent[];
-  live: LiveStatus;
-  refresh(): void;
-}
 
 export function InstancePage({ session, name, tab }: { session: Session; name: string; tab: string }) {
   const [listing, setListing] = useState<InstanceListing | null>(null);

@@ -1,7 +1,7 @@
 // The instance's events as they happen, from the socket.io stream; each payload shown as text.
 import { useEffect, useState } from 'preact/hooks';
 import { Errors } from '../ui';
-import type { InstanceView } from './instance';
+import type { InstanceView } from './instance-view';
 
 export function LiveTab({ view }: { view: InstanceView }) {
   const { session, name, events, live } = view;

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { messagesByField } from '../api';
 import { Errors, Field, Notice } from '../ui';
-import type { InstanceView } from './instance';
+import type { InstanceView } from './instance-view';
 
 function mediaTypeOf(mime: string): string {
   if (mime.startsWith('image/')) return 'image';

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messagesByField, type Settings } from '../api';
 import { Check, Errors, Field, Notice } from '../ui';
-import type { InstanceView } from './instance';
+import type { InstanceView } from './instance-view';
 
 const switches: [keyof Settings, string, string][] = [
   ['rejectCall', 'Reject calls', 'Incoming calls are declined'],

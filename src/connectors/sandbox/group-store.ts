@@ -1,5 +1,6 @@
 // The sandbox's groups in the store, read into memory once, so routing a group message asks no query.
 import type { Db } from '../../platform/store/db.js';
+import type { Database } from '../../platform/store/schema.js';
 
 export type MemberRole = 'superadmin' | 'admin' | 'member';
 
@@ -25,24 +26,7 @@ export interface SandboxGroup {
 }
 
 /** The group's info as its table row (the members apart). */
-type GroupRow = {
-  jid: string;
-  subject: string;
-  subject_owner: string;
-  subject_time: number;
-  description: string | null;
-  desc_id: string | null;
-  desc_owner: string | null;
-  desc_time: number | null;
-  picture_file: string | null;
-  owner_jid: string;
-  creation: number;
-  announce: number;
-  locked: number;
-  ephemeral: number;
-  invite_code: string;
-  updated_at: number;
-};
+type GroupRow = Database['sandbox_groups'];
 
 function rowOf(group: SandboxGroup): GroupRow {
   return {
