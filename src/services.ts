@@ -166,6 +166,7 @@ export function createServices({
   const nodes = new NodeRegistry({
     db: store.db,
     nodeId: config.nodeId,
+    address: config.nodeAddress,
     heartbeatMs: config.nodeHeartbeatMs,
     deadAfterMs: config.nodeDeadAfterMs,
     oneNodeStore: store.dialect === 'sqlite',

@@ -10,8 +10,8 @@ interface NodeRecord {
   stoppedAt: number | null;
 }
 
-export async function insertNode(db: Db, incarnation: string, nodeId: string, now: number): Promise<void> {
-  await db.insertInto('nodes').values({ incarnation, node_id: nodeId, started_at: now, heartbeat_at: now, stopped_at: null }).execute();
+export async function insertNode(db: Db, incarnation: string, nodeId: string, address: string, now: number): Promise<void> {
+  await db.insertInto('nodes').values({ incarnation, node_id: nodeId, address, started_at: now, heartbeat_at: now, stopped_at: null }).execute();
 }
 
 /**

@@ -9,6 +9,8 @@ export interface NodeRegistryOptions {
   db: Db;
   /** NODE_ID: this node's name across restarts. */
   nodeId: string;
+  /** NODE_ADDRESS: where the other nodes reach this one. */
+  address: string;
   heartbeatMs: number;
   deadAfterMs: number;
   /** The store allows one node only (SQLite, locked at open): every earlier incarnation is over at start. */
@@ -56,7 +58,7 @@ export class NodeRegistry {
   async start(): Promise<void> {
     const { db, nodeId, oneNodeStore } = this.options;
     const now = Date.now();
-    await insertNode(db, this.incarnation, nodeId, now);
+    await insertNode(db, this.incarnation, nodeId, this.options.address, now);
     const retired = await retireEarlierLives(db, this.incarnation, oneNodeStore ? null : nodeId, now);
     if (retired > 0) this.logger.info({ retired }, 'earlier lives of this node marked stopped; their work is taken over now');
     this.logger.info({ incarnation: this.incarnation }, 'node registered');

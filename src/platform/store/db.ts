@@ -16,6 +16,7 @@ import { isPlainIdentifier, isPostgresUri, readPostgresUri, type PostgresUri } f
 import { postgresOpenFailure, sqliteOpenFailure } from './open-failures.js';
 import { StartupError } from '../startup-error.js';
 import { takeOneNodeLock, type OneNodeLock } from './sqlite-one-node.js';
+import { LocalSignals, PostgresSignals } from './signals.js';
 
 export type { Db, Dialect, Store, Tx } from './types.js';
 
@@ -69,13 +70,16 @@ async function openSqlite(path: string): Promise<Store> {
     lock?.release();
     throw error;
   }
+  const signals = new LocalSignals();
   return {
     db,
     dialect: 'sqlite',
+    signals,
     async ping() {
       await thread.run([{ sql: 'select 1', parameters: [] }], false);
     },
     async close() {
+      await signals.close();
       await db.destroy();
       await checkpointer?.stop();
       lock?.release();
@@ -135,13 +139,21 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
   const db = new Kysely<Database>({ dialect: new OneSchemaPostgresDialect({ pool }, current) });
   await migrate(db as Kysely<unknown>, 'postgres', current);
   registerColumnTypes(db, await readColumnTypes(pool, current));
+  const signals = new PostgresSignals({
+    db,
+    schema: current,
+    connect: () => new pg.Client({ connectionString: parsed.connectionString, options: sessionOptions(parsed.options, schema) }),
+    onError: (error) => process.emitWarning(`store signals: ${error instanceof Error ? error.message : String(error)}; listening again`),
+  });
   return {
     db,
     dialect: 'postgres',
+    signals,
     async ping() {
       await pool.query('select 1');
     },
     async close() {
+      await signals.close();
       await db.destroy();
     },
   };

@@ -443,6 +443,24 @@ const proxies: Migration = {
   },
 };
 
+/**
+ * A fleet: where each node can be reached by the others (requests carried to an instance's owner), and which node
+ * incarnation owns each instance's live connection, under a fencing generation raised at every change of owner.
+ */
+const instanceOwners: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('nodes').addColumn('address', 'text').execute();
+    await db.schema
+      .createTable('instance_owners')
+      .addColumn('instance_id', 'text', (c) => c.primaryKey())
+      .addColumn('owner', 'text')
+      .addColumn('generation', 'bigint', (c) => c.notNull())
+      .addColumn('since', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('instance_owners_owner').on('instance_owners').column('owner').execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -463,6 +481,7 @@ class ListProvider implements MigrationProvider {
       '0016_labels': labelsAndTemplates,
       '0017_proxy': proxies,
       '0019_nodes': nodes,
+      '0020_instance_owners': instanceOwners,
     };
   }
 }

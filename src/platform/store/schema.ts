@@ -135,6 +135,17 @@ interface NodesTable {
   started_at: number;
   heartbeat_at: number;
   stopped_at: number | null;
+  /** Where the other nodes reach this one (NODE_ADDRESS); null before migration 0020. */
+  address: string | null;
+}
+
+/** Which node incarnation runs each instance's live connection; `generation` rises at every change of owner. */
+interface InstanceOwnersTable {
+  instance_id: string;
+  /** The owning incarnation; null while the instance waits for a node to take it. */
+  owner: string | null;
+  generation: number;
+  since: number;
 }
 
 interface SessionsTable {
@@ -287,6 +298,7 @@ export interface Database {
   outbox: OutboxTable;
   deliveries: DeliveriesTable;
   nodes: NodesTable;
+  instance_owners: InstanceOwnersTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
   session_keys: SessionKeysTable;

@@ -178,4 +178,11 @@ export const operations = {
     default: computed('<hostname>-<pid>', () => `${hostname()}-${process.pid}`),
     meaning: 'Name of this node (in logs and queue leases).',
   }),
+  nodeAddress: text({
+    env: 'NODE_ADDRESS',
+    default: computed('http://<hostname>:<port>', (settingValue) => `http://${hostname()}:${settingValue(port)}`),
+    tidy: withoutTrailingSlashes,
+    meaning:
+      "Where the other nodes of a fleet reach this one over HTTP (requests that need an instance's live connection are carried to the node that owns it).",
+  }),
 };

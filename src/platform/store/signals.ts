@@ -1,0 +1,170 @@
+// Signals between the nodes of one store: PostgreSQL LISTEN/NOTIFY (every node hears them), in-process on SQLite.
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+/** A unit of work as signals need it: its transaction, and hooks run after it commits. */
+export interface SignalUnit {
+  tx: Transaction<Database>;
+  afterCommit(hook: () => void): void;
+}
+
+/** A signal's listener; the payload is short text (PostgreSQL allows under 8000 bytes). */
+export type SignalListener = (payload: string) => void;
+
+/**
+ * Wake-ups and changes told to every node sharing the store. A signal is a hint, never the data: a listener reads the
+ * store. Signals can be missed (a lost connection): `onResync` listeners then re-read whatever they keep.
+ */
+export interface StoreSignals {
+  /** Sends now (outside any transaction). */
+  send(channel: string, payload: string): Promise<void>;
+  /** Sends when the transaction commits, never if it rolls back. */
+  sendIn(unit: SignalUnit, channel: string, payload: string): Promise<void>;
+  /** Listens on a channel (this node's own signals included); answers how to stop. */
+  listen(channel: string, listener: SignalListener): () => void;
+  /** Told after signals may have been missed (the listening connection was lost and is back). */
+  onResync(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+/** One process: signals are events of this process. */
+export class LocalSignals implements StoreSignals {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  async send(channel: string, payload: string): Promise<void> {
+    queueMicrotask(() => this.emitter.emit(channel, payload));
+  }
+
+  async sendIn(unit: SignalUnit, channel: string, payload: string): Promise<void> {
+    unit.afterCommit(() => this.emitter.emit(channel, payload));
+  }
+
+  listen(channel: string, listener: SignalListener): () => void {
+    this.emitter.on(channel, listener);
+    return () => this.emitter.off(channel, listener);
+  }
+
+  onResync(): void {
+    // Nothing is ever missed in one process.
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
+
+export interface PostgresSignalsOptions {
+  db: Kysely<Database>;
+  /** Connects the listening client (a connection of its own, outside the pool). */
+  connect: () => pg.Client;
+  /** Channels are named after the schema: stores in other schemas of the same database hear nothing of ours. */
+  schema: string;
+  onError?: (error: unknown) => void;
+}
+
+const reconnectMs = { first: 200, max: 5_000 };
+
+/** PostgreSQL: NOTIFY through the pool (or the transaction), LISTEN on a connection of its own that comes back. */
+export class PostgresSignals implements StoreSignals {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+  private readonly resync: (() => void)[] = [];
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+  private retryMs = reconnectMs.first;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: PostgresSignalsOptions) {}
+
+  private wire(channel: string): string {
+    return `${this.options.schema}.${channel}`;
+  }
+
+  async send(channel: string, payload: string): Promise<void> {
+    await sql`select pg_notify(${this.wire(channel)}, ${payload})`.execute(this.options.db);
+  }
+
+  async sendIn(unit: SignalUnit, channel: string, payload: string): Promise<void> {
+    await sql`select pg_notify(${this.wire(channel)}, ${payload})`.execute(unit.tx);
+  }
+
+  listen(channel: string, listener: SignalListener): () => void {
+    const fresh = this.emitter.listenerCount(channel) === 0;
+    this.emitter.on(channel, listener);
+    if (fresh) void this.ensureListening(channel);
+    return () => this.emitter.off(channel, listener);
+  }
+
+  onResync(listener: () => void): void {
+    this.resync.push(listener);
+  }
+
+  /** Connects when needed; LISTENs on the channel (or on all of them after a reconnect). */
+  private async ensureListening(channel?: string): Promise<void> {
+    if (this.closed) return;
+    if (!this.client) {
+      this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+      await this.connecting;
+      return; // connect() listens on every channel.
+    }
+    if (channel) await this.client.query(`listen "${this.wire(channel)}"`).catch((error: unknown) => this.lost(error));
+  }
+
+  private async connect(): Promise<void> {
+    const client = this.options.connect();
+    client.on('notification', (message) => {
+      const prefix = `${this.options.schema}.`;
+      if (!message.channel.startsWith(prefix)) return;
+      this.emitter.emit(message.channel.slice(prefix.length), message.payload ?? '');
+    });
+    client.on('error', (error) => this.lost(error, client));
+    client.on('end', () => this.lost(new Error('listening connection ended'), client));
+    try {
+      await client.connect();
+      for (const channel of this.emitter.eventNames()) await client.query(`listen "${this.wire(String(channel))}"`);
+    } catch (error) {
+      this.lost(error, client);
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    const reconnected = this.retryMs !== reconnectMs.first;
+    this.client = client;
+    this.retryMs = reconnectMs.first;
+    if (reconnected) for (const listener of this.resync) listener();
+  }
+
+  /** The listening connection failed: reconnect with growing waits, then tell the resync listeners. */
+  private lost(error: unknown, client = this.client): void {
+    if (this.closed || (this.client && client !== this.client)) return;
+    this.options.onError?.(error);
+    this.client = undefined;
+    client?.removeAllListeners('end');
+    void client?.end().catch(() => undefined);
+    if (this.retryTimer) return;
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, reconnectMs.max);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.ensureListening();
+    }, wait);
+    this.retryTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.connecting;
+    const client = this.client;
+    this.client = undefined;
+    this.emitter.removeAllListeners();
+    if (client) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+    }
+  }
+}

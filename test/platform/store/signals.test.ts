@@ -1,0 +1,75 @@
+// Signals between the nodes of one store: sent in a unit they arrive after its commit and never after a rollback;
+// on PostgreSQL a second store on the same schema hears them, another schema does not, and a lost connection comes back.
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../../src/platform/store/db.js';
+import { inUnit } from '../../../src/platform/store/unit.js';
+import { storeTargets } from '../../support/harness.js';
+import { pgQuery, pgUrl, scratchSchema } from '../../support/postgres.js';
+import { waitFor } from '../../support/wait.js';
+
+const targets = await storeTargets();
+
+describe.each(targets)('store signals on $name', (target) => {
+  const opened: { store: Store; dispose(): Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const o of opened) {
+      await o.store.close();
+      await o.dispose();
+    }
+  });
+
+  it.skipIf(!target.available)('a signal sent in a unit arrives once it commits, and never when it rolls back', async () => {
+    const o = await target.open();
+    opened.push(o);
+    const heard: string[] = [];
+    o.store.signals.listen('test', (payload) => heard.push(payload));
+    await new Promise((r) => setTimeout(r, 200)); // the listening connection is up
+    await inUnit(o.store.db, async (unit) => {
+      await o.store.signals.sendIn(unit, 'test', 'committed');
+      expect(heard).toEqual([]);
+    });
+    await inUnit(o.store.db, async (unit) => {
+      await o.store.signals.sendIn(unit, 'test', 'rolled back');
+      throw new Error('undo');
+    }).catch(() => undefined);
+    await o.store.signals.send('test', 'direct');
+    await waitFor(() => heard.length === 2, 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(heard).toEqual(['committed', 'direct']);
+  });
+});
+
+describe('store signals between PostgreSQL stores', () => {
+  const pg = targets.find((t) => t.name === 'postgres');
+  it.skipIf(!pg?.available)('reach another store on the same schema, not one on another schema, and survive a lost connection', async () => {
+    const schema = await scratchSchema();
+    const other = await scratchSchema();
+    const a = await openStore(pgUrl, { schema: schema.schema });
+    const b = await openStore(pgUrl, { schema: schema.schema });
+    const c = await openStore(pgUrl, { schema: other.schema });
+    try {
+      const heardB: string[] = [];
+      const heardC: string[] = [];
+      let resyncs = 0;
+      b.signals.listen('wake', (p) => heardB.push(p));
+      b.signals.onResync(() => resyncs++);
+      c.signals.listen('wake', (p) => heardC.push(p));
+      await new Promise((r) => setTimeout(r, 300));
+      await a.signals.send('wake', 'one');
+      await waitFor(() => heardB.length === 1, 5000);
+      // The listening connection is killed from the server side: it comes back and says signals may have been missed.
+      await pgQuery("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen %' and query like $1", [`%${schema.schema}.wake%`]);
+      await waitFor(() => resyncs === 1, 10_000);
+      await a.signals.send('wake', 'two');
+      await waitFor(() => heardB.length === 2, 5000);
+      expect(heardB).toEqual(['one', 'two']);
+      expect(heardC).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+      await c.close();
+      await schema.drop();
+      await other.drop();
+    }
+  });
+});
