@@ -14,6 +14,7 @@ import { createServices, type ServiceOptions, type Services } from '../../src/se
 import { buildApp } from '../../src/app.js';
 import { dropPostgresSchema, pgUrl, postgresAvailable } from './postgres.js';
 import { waitFor } from './wait.js';
+import { freePort } from './service-process.js';
 import type { KindEntry } from '../../src/connectors/kinds.js';
 
 export interface StoreTarget {
@@ -101,8 +102,69 @@ export async function startApp(
   driven: Pick<ServiceOptions, 'pacingClock'> = {},
 ): Promise<TestApp> {
   const opened = await target.open();
+  const app = await appOnStore(opened, { globalKey: `global-${randomBytes(8).toString('hex')}`, secretsKey: randomBytes(32) }, env, logger, kinds, driven);
+  return {
+    ...app,
+    async close() {
+      await app.close();
+      await opened.store.close();
+      await opened.dispose();
+    },
+  };
+}
+
+/**
+ * `count` nodes of one fleet in this process, on one fresh PostgreSQL schema: each its own store connection, data
+ * folder, NODE_ID (`node-1`…) and port (its NODE_ADDRESS), all with the same global key and secrets key (as a fleet's
+ * nodes are given). `env` applies to every node; `envOf(i)` adds a node's own (i from 0).
+ */
+export async function startFleet(
+  count: number,
+  env: Record<string, string> = {},
+  envOf: (index: number) => Record<string, string> = () => ({}),
+): Promise<{ nodes: TestApp[]; schema: string; uri: string; addNode(extra?: Record<string, string>): Promise<TestApp>; close(): Promise<void> }> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const shared = { globalKey: `global-${randomBytes(8).toString('hex')}`, secretsKey: randomBytes(32) };
+  const nodes: TestApp[] = [];
+  const stores: Store[] = [];
+  const addNode = async (extra: Record<string, string> = {}) => {
+    const index = nodes.length;
+    const store = await openStore(pgUrl, { schema });
+    stores.push(store);
+    const opened = { uri: pgUrl, store, dispose: async () => undefined };
+    const node = await appOnStore(opened, shared, { NODE_ID: `node-${index + 1}`, ...env, ...envOf(index), ...extra });
+    nodes.push(node);
+    return node;
+  };
+  for (let i = 0; i < count; i++) await addNode();
+  const url = new URL(pgUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    nodes,
+    schema,
+    uri: url.toString(),
+    addNode,
+    async close() {
+      for (const node of nodes) await node.close().catch(() => undefined);
+      for (const store of stores) await store.close().catch(() => undefined);
+      await dropPostgresSchema(schema);
+    },
+  };
+}
+
+/** The app on an opened store, listening on a loopback port of its own (its NODE_ADDRESS); close() leaves the store open. */
+async function appOnStore(
+  opened: { uri: string; store: Store },
+  shared: { globalKey: string; secretsKey: Buffer },
+  env: Record<string, string>,
+  logger: Logger = silentLogger(),
+  kinds?: readonly KindEntry[],
+  driven: Pick<ServiceOptions, 'pacingClock'> = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-data-'));
-  const globalKey = `global-${randomBytes(8).toString('hex')}`;
+  const { globalKey } = shared;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     AUTHENTICATION_API_KEY: globalKey,
     DATA_DIR: dataDir,
@@ -112,6 +174,8 @@ export async function startApp(
     WEBHOOK_RETRY_MAX_DELAY_SECONDS: '0.2',
     // WhatsApp Web instances must never reach WhatsApp from tests: a closed loopback port instead.
     WA_WEBSOCKET_URL: 'ws://127.0.0.1:9/ws/chat',
+    SERVER_URL: url,
+    NODE_ADDRESS: url,
     ...env,
   });
   const services = createServices({
@@ -119,15 +183,14 @@ export async function startApp(
     logger,
     store: opened.store,
     globalApiKey: globalKey,
-    secretsKey: randomBytes(32),
+    secretsKey: shared.secretsKey,
     ...(kinds ? { kinds } : {}),
     ...driven,
   });
   await services.start();
   const app = await buildApp(services);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.serverUrl = url;
+  await app.listen({ port, host: '127.0.0.1' });
+  let closed = false;
   return {
     url,
     globalKey,
@@ -155,10 +218,10 @@ export async function startApp(
       return { status: response.status, body: parsed, headers: response.headers };
     },
     async close() {
+      if (closed) return;
+      closed = true;
       await app.close();
       await services.stop();
-      await opened.store.close();
-      await opened.dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startApp, startReceiver, storeTargets, type TestApp } from '../../support/harness.js';
+import { startApp, startFleet, startReceiver, storeTargets, type TestApp } from '../../support/harness.js';
 import { sandboxParty } from '../../support/sandbox-party.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -100,5 +100,28 @@ describe.each(targets)('the node registry on $name', (target) => {
     const byInstanceKey = await t.api('GET', 'cluster', { key: created.body.hash.apikey });
     expect(byInstanceKey.status).toBe(403);
     expect((await t.api('GET', 'cluster', { key: null })).status).toBe(401);
+  });
+});
+
+describe('nodes of one fleet', () => {
+  const pg = targets.find((t) => t.name === 'postgres');
+  it.skipIf(!pg?.available)('two nodes on one PostgreSQL schema each list both as alive, with their addresses', async () => {
+    const fleet = await startFleet(2, { NODE_HEARTBEAT_INTERVAL_MS: '200' });
+    try {
+      const [one, two] = fleet.nodes as [TestApp, TestApp];
+      for (const node of [one, two]) {
+        const res = await node.api('GET', 'cluster');
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const alive = res.body.nodes.filter((n: { state: string }) => n.state === 'alive');
+        expect(alive.map((n: { nodeId: string }) => n.nodeId).sort()).toEqual(['node-1', 'node-2']);
+      }
+      const rows = await one.services.store.db.selectFrom('nodes').select(['node_id', 'address']).orderBy('node_id').execute();
+      expect(rows).toEqual([
+        { node_id: 'node-1', address: one.url },
+        { node_id: 'node-2', address: two.url },
+      ]);
+    } finally {
+      await fleet.close();
+    }
   });
 });
