@@ -16,7 +16,7 @@ declare module 'fastify' {
 }
 
 /** Carried by a forwarded request, naming the incarnation that forwarded it: its receiver never forwards it again. */
-export const forwardedByHeader = 'x-switchboard-forwarded-by';
+const forwardedByHeader = 'x-switchboard-forwarded-by';
 
 export interface LiveForwardingOptions {
   directory: { ownerOf(instanceId: string): Promise<OwnerAnswer> };
@@ -152,5 +152,8 @@ function forwardedHeaders(given: IncomingHttpHeaders): Record<string, string | s
 }
 
 function refuse(reply: FastifyReply, retryAfterSeconds: number, message: string) {
-  return reply.code(503).header('retry-after', retryAfterSeconds).send(envelope(503, [message]));
+  return reply
+    .code(503)
+    .header('retry-after', retryAfterSeconds)
+    .send(envelope(503, [message]));
 }

@@ -49,7 +49,13 @@ async function linkedSandbox(t: TestApp, prefix: string) {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const scan = await t.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number } });
   expect(scan.status, JSON.stringify(scan.body)).toBe(200);
-  return { name, number, id: created.body.instance.instanceId as string, apikey: created.body.hash.apikey as string, owner: scan.body.instance.owner as string };
+  return {
+    name,
+    number,
+    id: created.body.instance.instanceId as string,
+    apikey: created.body.hash.apikey as string,
+    owner: scan.body.instance.owner as string,
+  };
 }
 
 describe('live operations carried to the owner node', () => {
@@ -71,7 +77,8 @@ describe('live operations carried to the owner node', () => {
     const db = one.services.store.db;
     const now = Date.now();
     const updated = await db.updateTable('instance_owners').set({ owner, since: now }).where('instance_id', '=', instanceId).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) await db.insertInto('instance_owners').values({ instance_id: instanceId, owner, generation: 1, since: now }).execute();
+    if (Number(updated.numUpdatedRows) === 0)
+      await db.insertInto('instance_owners').values({ instance_id: instanceId, owner, generation: 1, since: now }).execute();
   }
 
   /** Node 2 learns the instances created on node 1 (until the registry follows the store by itself, it reads it at start). */
@@ -121,7 +128,8 @@ describe('live operations carried to the owner node', () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     const keyId = sent.body.key.id as string;
     const db = one.services.store.db;
-    const rowOf = (instanceId: string) => db.selectFrom('messages').select(['status']).where('instance_id', '=', instanceId).where('key_id', '=', keyId).executeTakeFirst();
+    const rowOf = (instanceId: string) =>
+      db.selectFrom('messages').select(['status']).where('instance_id', '=', instanceId).where('key_id', '=', keyId).executeTakeFirst();
     await waitFor(async () => (await rowOf(b.id)) !== undefined, 10_000);
     const presence = await two.api('POST', `chat/sendPresence/${b.name}`, { body: { number: a.number, presence: 'composing', delay: 0 } });
     expect(presence.status, JSON.stringify(presence.body)).toBe(201);
@@ -156,112 +164,196 @@ describe('live operations carried to the owner node', () => {
     for (const id of [a.id, b.id, c.id]) expect(two.services.lifecycle.connectorOf(id)).toBeUndefined();
   });
 
-  it.skipIf(!pg?.available)('carries method, path, query, body bytes (JSON and multipart) and the caller key; answers the owner status, headers and body', async () => {
+  it.skipIf(!pg?.available)(
+    'carries method, path, query, body bytes (JSON and multipart) and the caller key; answers the owner status, headers and body',
+    async () => {
+      const owner = await fakeNode();
+      try {
+        const a = await linkedSandbox(one, 'fw-bytes');
+        await aliveNode('fake-owner-bytes', owner.url);
+        await own(a.id, 'fake-owner-bytes');
+        await twoLearns();
+
+        const json = '{"number":"5511999990000",  "text":"exact bytes ✓"}';
+        const byInstanceKey = await two.api('POST', `message/sendText/${a.name}?x=1&y=two`, {
+          body: json,
+          key: a.apikey,
+          headers: { 'x-request-id': 'trace-me-1', 'idempotency-key': 'k-1' },
+        });
+        expect(byInstanceKey.status).toBe(202);
+        expect(byInstanceKey.body).toEqual({ answeredBy: 'the owner', n: 1 });
+        expect(byInstanceKey.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(byInstanceKey.headers.get('content-disposition')).toBe('attachment; filename="answer.json"');
+        expect(byInstanceKey.headers.get('retry-after')).toBe('7');
+        expect(byInstanceKey.headers.get('x-request-id')).toBe('trace-me-1');
+        const [first] = owner.seen;
+        expect(first?.method).toBe('POST');
+        expect(first?.url).toBe(`/messenger/message/sendText/${a.name}?x=1&y=two`);
+        expect(first?.body.toString('utf8')).toBe(json);
+        expect(first?.headers.apikey).toBe(a.apikey);
+        expect(first?.headers['content-type']).toBe('application/json');
+        expect(first?.headers['idempotency-key']).toBe('k-1');
+        expect(first?.headers['x-request-id']).toBe('trace-me-1');
+        expect(first?.headers['x-switchboard-forwarded-by']).toBe(two.services.nodes.incarnation);
+
+        const form = new FormData();
+        form.set('number', '5511999990000');
+        form.set('mediatype', 'image');
+        form.set('file', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0x00, 0x01, 0x02])], { type: 'image/jpeg' }), 'x.jpg');
+        const multipart = new Request('http://x', { method: 'POST', body: form });
+        const multipartBytes = Buffer.from(await multipart.arrayBuffer());
+        const upload = await fetch(`${two.url}/messenger/message/sendMedia/${a.name}`, {
+          method: 'POST',
+          headers: { apikey: two.globalKey, 'content-type': multipart.headers.get('content-type') ?? '' },
+          body: multipartBytes,
+        });
+        expect(upload.status).toBe(202);
+        expect(owner.seen[1]?.body.equals(multipartBytes)).toBe(true);
+        expect(owner.seen[1]?.headers['content-type']).toBe(multipart.headers.get('content-type'));
+        expect(owner.seen[1]?.headers.apikey).toBe(two.globalKey);
+
+        // A wrong key is refused by node 2 itself: nothing reaches the owner.
+        const wrong = await two.api('GET', `instance/connectionState/${a.name}`, { key: 'not-a-key' });
+        expect(wrong.status).toBe(401);
+        expect(owner.seen).toHaveLength(2);
+        // Routes that need no live connection are served where they land.
+        const settings = await two.api('GET', `settings/find/${a.name}`);
+        expect(settings.status).toBe(200);
+        expect(owner.seen).toHaveLength(2);
+      } finally {
+        await owner.close();
+      }
+    },
+  );
+
+  it.skipIf(!pg?.available)('carries exactly the routes that need the live connection; the others are served where they land', async () => {
     const owner = await fakeNode();
     try {
-      const a = await linkedSandbox(one, 'fw-bytes');
-      await aliveNode('fake-owner-bytes', owner.url);
-      await own(a.id, 'fake-owner-bytes');
+      const a = await linkedSandbox(one, 'fw-routes');
+      await aliveNode('fake-owner-routes', owner.url);
+      await own(a.id, 'fake-owner-routes');
       await twoLearns();
-
-      const json = '{"number":"5511999990000",  "text":"exact bytes ✓"}';
-      const byInstanceKey = await two.api('POST', `message/sendText/${a.name}?x=1&y=two`, {
-        body: json,
-        key: a.apikey,
-        headers: { 'x-request-id': 'trace-me-1', 'idempotency-key': 'k-1' },
-      });
-      expect(byInstanceKey.status).toBe(202);
-      expect(byInstanceKey.body).toEqual({ answeredBy: 'the owner', n: 1 });
-      expect(byInstanceKey.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect(byInstanceKey.headers.get('content-disposition')).toBe('attachment; filename="answer.json"');
-      expect(byInstanceKey.headers.get('retry-after')).toBe('7');
-      expect(byInstanceKey.headers.get('x-request-id')).toBe('trace-me-1');
-      const [first] = owner.seen;
-      expect(first?.method).toBe('POST');
-      expect(first?.url).toBe(`/messenger/message/sendText/${a.name}?x=1&y=two`);
-      expect(first?.body.toString('utf8')).toBe(json);
-      expect(first?.headers.apikey).toBe(a.apikey);
-      expect(first?.headers['content-type']).toBe('application/json');
-      expect(first?.headers['idempotency-key']).toBe('k-1');
-      expect(first?.headers['x-request-id']).toBe('trace-me-1');
-      expect(first?.headers['x-switchboard-forwarded-by']).toBe(two.services.nodes.incarnation);
-
-      const form = new FormData();
-      form.set('number', '5511999990000');
-      form.set('mediatype', 'image');
-      form.set('file', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0x00, 0x01, 0x02])], { type: 'image/jpeg' }), 'x.jpg');
-      const multipart = new Request('http://x', { method: 'POST', body: form });
-      const multipartBytes = Buffer.from(await multipart.arrayBuffer());
-      const upload = await fetch(`${two.url}/messenger/message/sendMedia/${a.name}`, {
-        method: 'POST',
-        headers: { apikey: two.globalKey, 'content-type': multipart.headers.get('content-type') ?? '' },
-        body: multipartBytes,
-      });
-      expect(upload.status).toBe(202);
-      expect(owner.seen[1]?.body.equals(multipartBytes)).toBe(true);
-      expect(owner.seen[1]?.headers['content-type']).toBe(multipart.headers.get('content-type'));
-      expect(owner.seen[1]?.headers.apikey).toBe(two.globalKey);
-
-      // A wrong key is refused by node 2 itself: nothing reaches the owner.
-      const wrong = await two.api('GET', `instance/connectionState/${a.name}`, { key: 'not-a-key' });
-      expect(wrong.status).toBe(401);
-      expect(owner.seen).toHaveLength(2);
-      // Routes that need no live connection are served where they land.
-      const settings = await two.api('GET', `settings/find/${a.name}`);
-      expect(settings.status).toBe(200);
-      expect(owner.seen).toHaveLength(2);
+      const doc = (await two.api('GET', '/messenger/docs/json')).body as { paths: Record<string, Record<string, unknown>> };
+      const carried: string[] = [];
+      const servedHere: string[] = [];
+      for (const [path, operations] of Object.entries(doc.paths)) {
+        if (!path.includes('{instance}')) continue;
+        for (const method of Object.keys(operations).map((m) => m.toUpperCase())) {
+          const before = owner.seen.length;
+          const res = await two.api(method, path.replace('{instance}', a.name), method === 'GET' ? {} : { body: {} });
+          expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).not.toBe(500);
+          (owner.seen.length > before ? carried : servedHere).push(`${method} ${path.replace('/messenger/', '')}`);
+        }
+      }
+      // Settings, event sinks and the stored history need no connection (a new route must be put on one side or the other).
+      expect(servedHere.sort()).toEqual(
+        [
+          'POST settings/set/{instance}',
+          'GET settings/find/{instance}',
+          'GET proxy/find/{instance}',
+          'POST webhook/set/{instance}',
+          'GET webhook/find/{instance}',
+          'GET webhook/deliveries/{instance}',
+          'POST webhook/redeliver/{instance}',
+          'POST websocket/set/{instance}',
+          'GET websocket/find/{instance}',
+          'POST rabbitmq/set/{instance}',
+          'GET rabbitmq/find/{instance}',
+          'POST nats/set/{instance}',
+          'GET nats/find/{instance}',
+          'POST chat/findMessages/{instance}',
+          'POST chat/findChats/{instance}',
+          'POST chat/findContacts/{instance}',
+          'POST chat/findStatusMessage/{instance}',
+          'GET chat/findChatByRemoteJid/{instance}',
+          'GET label/findLabels/{instance}',
+        ].sort(),
+      );
+      // Everything else reaches the connection: the instance's connect, state, restart, logout and delete, every send,
+      // presence, privacy, read marks, archive, profiles, groups, labelling, blocking, media download, edits, templates.
+      expect(carried).toEqual(
+        expect.arrayContaining([
+          'GET instance/connect/{instance}',
+          'GET instance/connectionState/{instance}',
+          'DELETE instance/delete/{instance}',
+          'POST message/sendText/{instance}',
+          'POST message/sendMedia/{instance}',
+          'POST chat/markMessageAsRead/{instance}',
+          'POST chat/archiveChat/{instance}',
+          'POST chat/getBase64FromMediaMessage/{instance}',
+          'GET group/fetchAllGroups/{instance}',
+          'POST proxy/set/{instance}',
+          'GET template/find/{instance}',
+          'POST sandbox/inject/{instance}',
+        ]),
+      );
     } finally {
       await owner.close();
     }
   });
 
-  it.skipIf(!pg?.available)('a dead owner: waits for a new one (bounded), then 503 with Retry-After; served as soon as the instance has a live owner', async () => {
-    const owner = await fakeNode();
-    try {
-      const a = await linkedSandbox(one, 'fw-dead');
-      await aliveNode('fake-owner-dead', owner.url);
-      await own(a.id, 'fake-owner-dead');
-      await twoLearns();
-      const db = one.services.store.db;
+  it.skipIf(!pg?.available)(
+    'a dead owner: waits for a new one (bounded), then 503 with Retry-After; served as soon as the instance has a live owner',
+    async () => {
+      const owner = await fakeNode();
+      try {
+        const a = await linkedSandbox(one, 'fw-dead');
+        await aliveNode('fake-owner-dead', owner.url);
+        await own(a.id, 'fake-owner-dead');
+        await twoLearns();
+        const db = one.services.store.db;
 
-      // Its heartbeat old: dead, although the owner row still names it.
-      await db.updateTable('nodes').set({ heartbeat_at: Date.now() - 60_000 }).where('incarnation', '=', 'fake-owner-dead').execute();
-      let started = Date.now();
-      const refused = await two.api('GET', `instance/connectionState/${a.name}`);
-      const waited = Date.now() - started;
-      expect(refused.status).toBe(503);
-      expect(refused.body).toEqual({ status: 503, error: 'Service Unavailable', response: { message: [expect.stringMatching(/being taken over by another node; retry in \d+ seconds/)] } });
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(waited).toBeGreaterThanOrEqual(moveWaitMs - 100);
-      expect(waited).toBeLessThan(moveWaitMs + 2000);
-      expect(owner.seen).toHaveLength(0);
+        // Its heartbeat old: dead, although the owner row still names it.
+        await db
+          .updateTable('nodes')
+          .set({ heartbeat_at: Date.now() - 60_000 })
+          .where('incarnation', '=', 'fake-owner-dead')
+          .execute();
+        let started = Date.now();
+        const refused = await two.api('GET', `instance/connectionState/${a.name}`);
+        const waited = Date.now() - started;
+        expect(refused.status).toBe(503);
+        expect(refused.body).toEqual({
+          status: 503,
+          error: 'Service Unavailable',
+          response: { message: [expect.stringMatching(/being taken over by another node; retry in \d+ seconds/)] },
+        });
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(waited).toBeGreaterThanOrEqual(moveWaitMs - 100);
+        expect(waited).toBeLessThan(moveWaitMs + 2000);
+        expect(owner.seen).toHaveLength(0);
 
-      // Stopped cleanly: the same.
-      await db.updateTable('nodes').set({ heartbeat_at: Date.now() + 3600_000, stopped_at: Date.now() }).where('incarnation', '=', 'fake-owner-dead').execute();
-      expect((await two.api('GET', `instance/connectionState/${a.name}`)).status).toBe(503);
+        // Stopped cleanly: the same.
+        await db
+          .updateTable('nodes')
+          .set({ heartbeat_at: Date.now() + 3600_000, stopped_at: Date.now() })
+          .where('incarnation', '=', 'fake-owner-dead')
+          .execute();
+        expect((await two.api('GET', `instance/connectionState/${a.name}`)).status).toBe(503);
 
-      // Handed over while a request waits: the request goes to the new owner (node 1) and is answered.
-      await own(a.id, null);
-      started = Date.now();
-      const waiting = two.api('GET', `instance/connectionState/${a.name}`);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await own(a.id, one.services.nodes.incarnation);
-      const served = await waiting;
-      expect(served.status, JSON.stringify(served.body)).toBe(200);
-      expect(served.body.instance.state).toBe('open');
-      expect(Date.now() - started).toBeLessThan(moveWaitMs);
+        // Handed over while a request waits: the request goes to the new owner (node 1) and is answered.
+        await own(a.id, null);
+        started = Date.now();
+        const waiting = two.api('GET', `instance/connectionState/${a.name}`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await own(a.id, one.services.nodes.incarnation);
+        const served = await waiting;
+        expect(served.status, JSON.stringify(served.body)).toBe(200);
+        expect(served.body.instance.state).toBe('open');
+        expect(Date.now() - started).toBeLessThan(moveWaitMs);
 
-      // Moved to node 2: node 2 answers locally (from what the store says; it has no connection of its own here).
-      await own(a.id, two.services.nodes.incarnation);
-      const local = await two.api('GET', `instance/connectionState/${a.name}`);
-      expect(local.status, JSON.stringify(local.body)).toBe(200);
-      expect(local.body.instance.instanceName).toBe(a.name);
-      expect(owner.seen).toHaveLength(0);
-      await own(a.id, one.services.nodes.incarnation);
-    } finally {
-      await owner.close();
-    }
-  });
+        // Moved to node 2: node 2 answers locally (from what the store says; it has no connection of its own here).
+        await own(a.id, two.services.nodes.incarnation);
+        const local = await two.api('GET', `instance/connectionState/${a.name}`);
+        expect(local.status, JSON.stringify(local.body)).toBe(200);
+        expect(local.body.instance.instanceName).toBe(a.name);
+        expect(owner.seen).toHaveLength(0);
+        await own(a.id, one.services.nodes.incarnation);
+      } finally {
+        await owner.close();
+      }
+    },
+  );
 
   it.skipIf(!pg?.available)('an owner listed alive that does not listen: 503 with Retry-After, not 500', async () => {
     const a = await linkedSandbox(one, 'fw-closed');
