@@ -28,5 +28,5 @@ export function closeRequestContext(context: RequestContext): void {
 /** The id of the request being answered here, or undefined outside a request and once its answer is sent. */
 export function currentRequestId(): string | undefined {
   const context = requests.getStore();
-  return context?.id;
+  return context?.open === true ? context.id : undefined;
 }
