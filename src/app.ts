@@ -9,7 +9,7 @@ import { registerRateLimit } from './platform/http/rate-limit.js';
 import { registerCors } from './platform/http/cors.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { lazyRequestLoggers } from './platform/http/request-logger.js';
-import { registerRequestIdHeader, requestIdOf } from './platform/http/request-id.js';
+import { registerRequestContext, registerRequestIdHeader, requestIdOf } from './platform/http/request-id.js';
 import { registerJsonBodyParser } from './platform/http/json-body.js';
 import { documentErrorAnswers } from './platform/http/openapi-errors.js';
 import { docsPageOptions, docsTitle } from './platform/http/docs-page.js';
@@ -58,6 +58,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerJsonBodyParser(base);
   registerErrorHandling(base);
   registerRequestIdHeader(base);
+  registerRequestContext(base);
   registerCors(base, config.corsOrigin);
   base.addHook('onRequest', (_request, _reply, done) => {
     services.priority.noteRequest();
