@@ -20,6 +20,7 @@ import { StatusRecorder } from './messages/status-recorder.js';
 import { SendWorkers } from './messages/send-worker.js';
 import { ApiPriority } from './platform/util/api-priority.js';
 import { SendQueue } from './messages/send-queue.js';
+import { SendWakeups } from './messages/send-wakeups.js';
 import { SendService } from './messages/send-service.js';
 import { SendOutcomes } from './messages/send-outcomes.js';
 import { KindRegistry } from './connectors/kind-registry.js';
@@ -158,8 +159,8 @@ export function createServices({
   pacingClock,
 }: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
-  const registry = new InstanceRegistry(store.db, box);
-  const sinks = new SinkConfigs(store.db);
+  const registry = new InstanceRegistry(store.db, box, store.signals);
+  const sinks = new SinkConfigs(store.db, store.signals);
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
   const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
@@ -263,7 +264,15 @@ export function createServices({
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
-  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
+  // A fleet's nodes share one PostgreSQL store: what one node changes, the others read back; sends wake their worker anywhere.
+  const fleet = store.dialect === 'postgres';
+  const wakeups = new SendWakeups({
+    workers,
+    ...(fleet ? { signals: store.signals } : {}),
+    onError: (error) => logger.warn({ err: error }, 'send wake-up signal failed (the worker poll finds the send)'),
+  });
+  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => wakeups.accepted(id, chat), history);
+  const following: (() => void)[] = [];
   const sends = new SendService(store.db, queue, outcomes);
   const proxies = new ProxyService({
     db: store.db,
@@ -364,6 +373,10 @@ export function createServices({
     async start() {
       // Registered first: the claims of this node's earlier life are taken over before any work starts.
       await nodes.start();
+      if (fleet) {
+        const failed = (what: string) => (error: unknown) => logger.warn({ err: error }, `reading back ${what} changed elsewhere failed; trying again`);
+        following.push(registry.follow(store.signals, failed('instances')), sinks.follow(store.signals, failed('event settings')));
+      }
       await registry.load();
       await sinks.load();
       for (const sink of eventSinks.list) await sink.start?.();
@@ -372,6 +385,8 @@ export function createServices({
       await lifecycle.startAll();
     },
     async stop() {
+      for (const stop of following.splice(0)) stop();
+      wakeups.stop();
       retention.stop();
       await workers.stop();
       await lifecycle.stopAll();
