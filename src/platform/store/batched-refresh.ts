@@ -15,7 +15,7 @@ const retryMs = 1_000;
  * Gathers changed ids and reads them back, one read at a time: an id changed again while a read runs is read once
  * more after it, so the last read of an id always began after its last change was told.
  */
-export class BatchedRefresh {
+class BatchedRefresh {
   private readonly dirty = new Set<string>();
   private everything = false;
   private timer: NodeJS.Timeout | undefined;
@@ -43,7 +43,7 @@ export class BatchedRefresh {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.dirty.clear();
-    }
+  }
 
   private pending(): boolean {
     return this.everything || this.dirty.size > 0;
