@@ -271,6 +271,8 @@ export function createServices({
     ...(fleet ? { signals: store.signals } : {}),
     onError: (error) => logger.warn({ err: error }, 'send wake-up signal failed (the worker poll finds the send)'),
   });
+  // A node alone in the store signals nothing (a node that joins meanwhile finds the sends by its poll until the next beat).
+  nodes.onLiveNodes(async (live) => wakeups.liveNodes(live.length));
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => wakeups.accepted(id, chat), history);
   const following: (() => void)[] = [];
   const sends = new SendService(store.db, queue, outcomes);

@@ -36,6 +36,8 @@ export class SendWakeups {
   private readonly origin = randomUUID();
   private readonly pending = new Map<string, Set<string>>();
   private flushing = false;
+  /** Whether other nodes may be alive (until a heartbeat says this node is alone: then nobody else needs telling). */
+  private others = true;
   private readonly unlisten: (() => void) | undefined;
 
   constructor(private readonly options: SendWakeupsOptions) {
@@ -45,7 +47,7 @@ export class SendWakeups {
   /** A send for `chat` of the instance committed. */
   accepted(instanceId: string, chat: string): void {
     this.options.workers.wakeChat(instanceId, chat);
-    if (!this.options.signals) return;
+    if (!this.options.signals || !this.others) return;
     let chats = this.pending.get(instanceId);
     if (!chats) {
       chats = new Set();
@@ -56,6 +58,11 @@ export class SendWakeups {
     this.flushing = true;
     // The hooks of one committed batch run one after the other: the batch's sends are all told by one signal.
     queueMicrotask(() => this.flush());
+  }
+
+  /** The live nodes as the last heartbeat found them (this one included). */
+  liveNodes(count: number): void {
+    this.others = count > 1;
   }
 
   stop(): void {
