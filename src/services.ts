@@ -159,6 +159,8 @@ export function createServices({
   pacingClock,
 }: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
+  // A fleet's nodes share one PostgreSQL store: what one node changes, the others read back; sends wake their worker anywhere.
+  const fleet = store.dialect === 'postgres';
   const registry = new InstanceRegistry(store.db, box, store.signals);
   const sinks = new SinkConfigs(store.db, store.signals);
   const metrics = new Metrics(store.db);
@@ -192,7 +194,7 @@ export function createServices({
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf, config.saveMessageUpdates);
   const sourceOf = (instance: Instance) => eventSourceOf(instance, apikeyOf);
-  const known = new KnownAddressBook(store.db);
+  const known = new KnownAddressBook(store.db, fleet ? store.signals : undefined);
   const history = new HistoryRecorder({
     known,
     events,
@@ -245,6 +247,10 @@ export function createServices({
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
+  // An instance deleted through another node: its book goes here too.
+  registry.onChange((id, instance) => {
+    if (!instance) known.forget(id);
+  });
   removal.onRemove(removeTemplatesOf);
   removal.onRemove(removeProxyOf);
   const kinds = new KindRegistry(
@@ -264,15 +270,16 @@ export function createServices({
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
-  // A fleet's nodes share one PostgreSQL store: what one node changes, the others read back; sends wake their worker anywhere.
-  const fleet = store.dialect === 'postgres';
   const wakeups = new SendWakeups({
     workers,
     ...(fleet ? { signals: store.signals } : {}),
     onError: (error) => logger.warn({ err: error }, 'send wake-up signal failed (the worker poll finds the send)'),
   });
   // A node alone in the store signals nothing (a node that joins meanwhile finds the sends by its poll until the next beat).
-  nodes.onLiveNodes(async (live) => wakeups.liveNodes(live.length));
+  nodes.onLiveNodes(async (live) => {
+    wakeups.liveNodes(live.length);
+    known.liveNodes(live.length);
+  });
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => wakeups.accepted(id, chat), history);
   const following: (() => void)[] = [];
   const sends = new SendService(store.db, queue, outcomes);
@@ -389,6 +396,7 @@ export function createServices({
     async stop() {
       for (const stop of following.splice(0)) stop();
       wakeups.stop();
+      known.stop();
       retention.stop();
       await workers.stop();
       await lifecycle.stopAll();

@@ -126,4 +126,30 @@ describe.skipIf(!pg?.available)('a fleet of two nodes on one PostgreSQL schema',
       expect(Date.now() - started).toBeLessThan(5_000);
     }
   });
+
+  it('a chat stored through one node is announced once, not again by the other node', async () => {
+    const name = uniqueName('fleet-chats');
+    await linkedSandbox(one, name, uniqueNumber('4917'));
+    const hook = await one.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url: `${rx.url}/chats`, events: ['CHATS_UPSERT'] } } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    await waitFor(async () => (await two.api('GET', `instance/connectionState/${name}`)).body?.instance?.state === 'open', seenWithinMs);
+    const announced = (number: string) => rx.of('chats.upsert', name).filter((e) => JSON.stringify(e.body.data).includes(number)).length;
+
+    // Node 2 knows the instance's chats from here on (its book is loaded by its first send).
+    const first = uniqueNumber('4917');
+    expect((await two.api('POST', `message/sendText/${name}`, { body: { number: first, text: 'first chat, through node 2' } })).status).toBe(201);
+    await waitFor(() => announced(first) === 1, 10_000, { what: 'the first chat announced' });
+
+    // A new chat stored through node 1, then written to through node 2: node 2 has heard of it.
+    const second = uniqueNumber('4917');
+    expect((await one.api('POST', `message/sendText/${name}`, { body: { number: second, text: 'new chat, through node 1' } })).status).toBe(201);
+    await waitFor(() => announced(second) === 1, 10_000, { what: 'the second chat announced' });
+    const again = await two.api('POST', `message/sendText/${name}`, { body: { number: second, text: 'same chat, through node 2' } });
+    expect(again.status).toBe(201);
+    const third = uniqueNumber('4917');
+    // A later chat's announcement: whatever node 2 announced for the second chat was delivered before it.
+    expect((await two.api('POST', `message/sendText/${name}`, { body: { number: third, text: 'another chat' } })).status).toBe(201);
+    await waitFor(() => announced(third) === 1, 10_000, { what: 'the third chat announced' });
+    expect(announced(second)).toBe(1);
+  });
 });
