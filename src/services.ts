@@ -20,6 +20,7 @@ import { StatusRecorder } from './messages/status-recorder.js';
 import { SendWorkers } from './messages/send-worker.js';
 import { ApiPriority } from './platform/util/api-priority.js';
 import { SendQueue } from './messages/send-queue.js';
+import { SendWakeups } from './messages/send-wakeups.js';
 import { SendService } from './messages/send-service.js';
 import { SendOutcomes } from './messages/send-outcomes.js';
 import { KindRegistry } from './connectors/kind-registry.js';
@@ -158,8 +159,10 @@ export function createServices({
   pacingClock,
 }: ServiceOptions): Services {
   const box = new SecretsBox(secretsKey);
-  const registry = new InstanceRegistry(store.db, box);
-  const sinks = new SinkConfigs(store.db);
+  // A fleet's nodes share one PostgreSQL store: what one node changes, the others read back; sends wake their worker anywhere.
+  const fleet = store.dialect === 'postgres';
+  const registry = new InstanceRegistry(store.db, box, store.signals);
+  const sinks = new SinkConfigs(store.db, store.signals);
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
   const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
@@ -191,7 +194,7 @@ export function createServices({
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf, config.saveMessageUpdates);
   const sourceOf = (instance: Instance) => eventSourceOf(instance, apikeyOf);
-  const known = new KnownAddressBook(store.db);
+  const known = new KnownAddressBook(store.db, fleet ? store.signals : undefined);
   const history = new HistoryRecorder({
     known,
     events,
@@ -244,6 +247,10 @@ export function createServices({
   removal.onRemove(removeSessionsOf);
   removal.onRemove(removeMediaBlobsOf);
   removal.onRemove(removeHistoryOf(known));
+  // An instance deleted through another node: its book goes here too.
+  registry.onChange((id, instance) => {
+    if (!instance) known.forget(id);
+  });
   removal.onRemove(removeTemplatesOf);
   removal.onRemove(removeProxyOf);
   const kinds = new KindRegistry(
@@ -263,7 +270,18 @@ export function createServices({
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
-  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
+  const wakeups = new SendWakeups({
+    workers,
+    ...(fleet ? { signals: store.signals } : {}),
+    onError: (error) => logger.warn({ err: error }, 'send wake-up signal failed (the worker poll finds the send)'),
+  });
+  // A node alone in the store signals nothing (a node that joins meanwhile finds the sends by its poll until the next beat).
+  nodes.onLiveNodes(async (live) => {
+    wakeups.liveNodes(live.length);
+    known.liveNodes(live.length);
+  });
+  const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => wakeups.accepted(id, chat), history);
+  const following: (() => void)[] = [];
   const sends = new SendService(store.db, queue, outcomes);
   const proxies = new ProxyService({
     db: store.db,
@@ -364,6 +382,10 @@ export function createServices({
     async start() {
       // Registered first: the claims of this node's earlier life are taken over before any work starts.
       await nodes.start();
+      if (fleet) {
+        const failed = (what: string) => (error: unknown) => logger.warn({ err: error }, `reading back ${what} changed elsewhere failed; trying again`);
+        following.push(registry.follow(store.signals, failed('instances')), sinks.follow(store.signals, failed('event settings')));
+      }
       await registry.load();
       await sinks.load();
       for (const sink of eventSinks.list) await sink.start?.();
@@ -372,6 +394,9 @@ export function createServices({
       await lifecycle.startAll();
     },
     async stop() {
+      for (const stop of following.splice(0)) stop();
+      wakeups.stop();
+      known.stop();
       retention.stop();
       await workers.stop();
       await lifecycle.stopAll();

@@ -1,6 +1,11 @@
-// Per-instance event destination settings (webhook, websocket, …) kept in the store and cached in memory.
+// Per-instance event destination settings (webhook, websocket, …) kept in the store and cached in memory; every change
+// is signalled on `sinks` (its instance id) at commit, and each node of the store reads that instance's settings back.
+import type { Selectable } from 'kysely';
 import type { Db } from '../platform/store/db.js';
 import type { Unit } from '../platform/store/unit.js';
+import type { Database } from '../platform/store/schema.js';
+import type { StoreSignals } from '../platform/store/signals.js';
+import { followChanges } from '../platform/store/batched-refresh.js';
 import type { SinkConfig, SinkKind } from '../core/event-sink.js';
 import { resolveEventName, subscribed, type EventName } from '../core/event-catalog.js';
 
@@ -11,22 +16,44 @@ export function sinkWants(sink: SinkConfig | undefined, event: EventName): boole
   return sink?.enabled === true && subscribed(sink.events, event);
 }
 
+function fromRow(row: Selectable<Database['event_sinks']>): SinkConfig {
+  return {
+    enabled: row.enabled === 1,
+    events: (JSON.parse(row.events) as string[]).map(resolveEventName).filter((e): e is EventName => !!e),
+    options: JSON.parse(row.options) as Record<string, unknown>,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The signal channel of sink settings changes; the payload is the instance id. */
+const changesChannel = 'sinks';
+/** Instances read back per statement. */
+const idsPerRead = 500;
+
 export class SinkConfigs {
   private readonly cache = new Map<string, Map<SinkKind, SinkConfig>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Where changes are told to the nodes of the store (none: this process is the only one that reads them). */
+    private readonly signals?: Pick<StoreSignals, 'sendIn'>,
+  ) {}
 
   async load(): Promise<void> {
     const rows = await this.db.selectFrom('event_sinks').selectAll().execute();
     this.cache.clear();
-    for (const row of rows) {
-      this.remember(row.instance_id, row.sink as SinkKind, {
-        enabled: row.enabled === 1,
-        events: (JSON.parse(row.events) as string[]).map(resolveEventName).filter((e): e is EventName => !!e),
-        options: JSON.parse(row.options) as Record<string, unknown>,
-        updatedAt: row.updated_at,
-      });
-    }
+    for (const row of rows) this.remember(row.instance_id, row.sink as SinkKind, fromRow(row));
+  }
+
+  /**
+   * Follows changes made on any node of the store (this one included): each changed instance's settings are read back,
+   * everything after signals may have been missed. Answers how to stop.
+   */
+  follow(signals: StoreSignals, onError: (error: unknown) => void): () => void {
+    return followChanges(signals, changesChannel, {
+      read: (ids) => (ids === 'all' ? this.load() : this.refreshMany(ids)),
+      onError,
+    });
   }
 
   get(instanceId: string, sink: SinkKind): SinkConfig | undefined {
@@ -55,6 +82,7 @@ export class SinkConfigs {
         }),
       )
       .execute();
+    await this.signals?.sendIn(unit, changesChannel, instanceId);
     // Visible to event emission in this same unit (e.g. a creation webhook gets the creation's first events).
     const previous = this.get(instanceId, sink);
     this.remember(instanceId, sink, config);
@@ -64,8 +92,19 @@ export class SinkConfigs {
     });
   }
 
-  forget(instanceId: string): void {
-    this.cache.delete(instanceId);
+  /** The instance's settings were deleted in the unit (with the instance): forgotten here at commit, and on every node. */
+  async removed(unit: Unit, instanceId: string): Promise<void> {
+    await this.signals?.sendIn(unit, changesChannel, instanceId);
+    unit.afterCommit(() => this.cache.delete(instanceId));
+  }
+
+  private async refreshMany(ids: string[]): Promise<void> {
+    for (let start = 0; start < ids.length; start += idsPerRead) {
+      const chunk = ids.slice(start, start + idsPerRead);
+      const rows = await this.db.selectFrom('event_sinks').selectAll().where('instance_id', 'in', chunk).execute();
+      for (const id of chunk) this.cache.delete(id);
+      for (const row of rows) this.remember(row.instance_id, row.sink as SinkKind, fromRow(row));
+    }
   }
 
   private remember(instanceId: string, sink: SinkKind, config: SinkConfig): void {

@@ -126,7 +126,7 @@ export class ChatMarks {
         ...marks,
       });
       this.deps.events.emit(unit, this.deps.sourceOf(instance), 'CHATS_UPDATE', [{ remoteJid: jid, instanceId: instance.id, ...changed }]);
-      unit.afterCommit(() => this.deps.known.of(instance.id)?.chats.add(jid));
+      unit.afterCommit(() => this.deps.known.chatStored(instance.id, jid));
     });
   }
 }

@@ -173,7 +173,7 @@ export class LabelBook implements LabelKeeper {
         .where('remote_jid', '=', chatId)
         .execute();
       this.deps.events.emit(unit, this.deps.sourceOf(instance), 'LABELS_ASSOCIATION', { instance: instance.name, type, chatId, labelId });
-      unit.afterCommit(() => this.deps.known.of(instance.id)?.chats.add(chatId));
+      unit.afterCommit(() => this.deps.known.chatStored(instance.id, chatId));
       return true;
     });
   }

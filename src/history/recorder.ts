@@ -79,6 +79,7 @@ export class HistoryRecorder implements StoredMessageHook {
     if (chats.has(jid)) return;
     chats.add(jid);
     unit.onRollback(() => chats.delete(jid));
+    unit.afterCommit(() => this.deps.known.share(instance.id, jid, undefined));
     if (!announce) return;
     this.deps.events.emit(announce, this.deps.sourceOf(instance), 'CHATS_UPSERT', [
       { remoteJid: jid, instanceId: instance.id, name, unreadMessages: unread, archived: false },
@@ -107,6 +108,7 @@ export class HistoryRecorder implements StoredMessageHook {
       mergeContactRows,
     );
     contacts.set(jid, pushName ?? before);
+    unit.afterCommit(() => this.deps.known.share(instance.id, undefined, [jid, pushName ?? before]));
     unit.onRollback(() => {
       if (isNew) contacts.delete(jid);
       else contacts.set(jid, before);

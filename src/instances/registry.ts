@@ -1,9 +1,12 @@
 // The registry of instances: rows in the store, mirrored in memory for by-name and by-key lookups on every request.
+// Every change is signalled on `instances` (its instance id) at commit; each node of the store reads the row back.
 import type { Selectable } from 'kysely';
 import type { Db } from '../platform/store/db.js';
 import type { InstancesTable } from '../platform/store/schema.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { SecretsBox } from '../platform/util/secrets-box.js';
+import type { StoreSignals } from '../platform/store/signals.js';
+import { followChanges } from '../platform/store/batched-refresh.js';
 import { notFound } from '../core/errors.js';
 import { hashApiKey } from '../platform/util/api-keys.js';
 import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from '../core/instance.js';
@@ -87,6 +90,14 @@ export interface ConnectionChange {
   disconnectionReason?: string | null;
 }
 
+/** The signal channel of instance changes; the payload is the instance id. */
+const changesChannel = 'instances';
+/** Rows read back per statement. */
+const idsPerRead = 500;
+
+/** Told of an instance as read back from the store after a change anywhere (undefined: it is gone). */
+export type InstanceChangeListener = (id: string, instance: Instance | undefined) => void;
+
 export class InstanceRegistry {
   private readonly byName = new Map<string, Instance>();
   private readonly byId = new Map<string, Instance>();
@@ -94,22 +105,41 @@ export class InstanceRegistry {
   private readonly byOwner = new Map<string, Instance>();
   /** Unsealed instance keys, for answers to callers entitled to them and opted-in event envelopes. */
   private readonly keys = new Map<string, string>();
+  private readonly changeListeners: InstanceChangeListener[] = [];
 
   constructor(
     private readonly db: Db,
     private readonly box: SecretsBox,
+    private readonly signals: Pick<StoreSignals, 'sendIn'>,
   ) {}
 
   async load(): Promise<void> {
     const rows = await this.db.selectFrom('instances').selectAll().execute();
+    const before = [...this.byId.keys()];
     this.byName.clear();
     this.byId.clear();
     this.byKeyHash.clear();
     this.byOwner.clear();
-    for (const row of rows) {
-      this.remember(fromRow(row));
-      this.keys.set(row.id, this.box.open(row.apikey_sealed));
-    }
+    this.keys.clear();
+    for (const row of rows) this.rememberRow(row);
+    for (const id of before) if (!this.byId.has(id)) this.told(id, undefined);
+    for (const row of rows) this.told(row.id, this.byId.get(row.id));
+  }
+
+  /**
+   * Follows changes made on any node of the store (this one included): each changed instance is read back (ids told
+   * within a few milliseconds together), everything after signals may have been missed. Answers how to stop.
+   */
+  follow(signals: StoreSignals, onError: (error: unknown) => void): () => void {
+    return followChanges(signals, changesChannel, {
+      read: (ids) => (ids === 'all' ? this.load() : this.refreshMany(ids)),
+      onError,
+    });
+  }
+
+  /** Told of every instance read back from the store after a change (made by any node), and after a full reload. */
+  onChange(listener: InstanceChangeListener): void {
+    this.changeListeners.push(listener);
   }
 
   all(): Instance[] {
@@ -177,6 +207,7 @@ export class InstanceRegistry {
       ...allPacingColumns(input.pacing),
     };
     await unit.tx.insertInto('instances').values(row).execute();
+    await this.signal(unit, input.id);
     const instance = fromRow(row);
     // Visible at once to this node's unit (events of the creation); undone if the unit rolls back.
     this.remember(instance);
@@ -192,6 +223,7 @@ export class InstanceRegistry {
       .set({ ...settingsColumns(changes), ...changedPacingColumns(pacing), updated_at: Date.now() })
       .where('id', '=', instance.id)
       .execute();
+    await this.signal(unit, instance.id);
     return this.patchAfterCommit(unit, instance, (current) => ({
       ...current,
       settings: mergeSettings(current.settings, changes),
@@ -201,6 +233,7 @@ export class InstanceRegistry {
 
   async updateNumber(unit: Unit, instance: Instance, number: string): Promise<Instance> {
     await unit.tx.updateTable('instances').set({ number, updated_at: Date.now() }).where('id', '=', instance.id).execute();
+    await this.signal(unit, instance.id);
     return this.patchAfterCommit(unit, instance, (current) => ({ ...current, number }));
   }
 
@@ -210,6 +243,7 @@ export class InstanceRegistry {
       .set({ privacy: JSON.stringify(privacy), updated_at: Date.now() })
       .where('id', '=', instance.id)
       .execute();
+    await this.signal(unit, instance.id);
     return this.patchAfterCommit(unit, instance, (current) => ({ ...current, privacy }));
   }
 
@@ -229,6 +263,7 @@ export class InstanceRegistry {
       })
       .where('id', '=', instance.id)
       .execute();
+    await this.signal(unit, instance.id);
     return this.patchAfterCommit(unit, instance, (current) => ({ ...current, ...change }));
   }
 
@@ -254,6 +289,7 @@ export class InstanceRegistry {
       })
       .where('id', '=', instance.id)
       .execute();
+    await this.signal(unit, instance.id);
     return this.patchAfterCommit(unit, instance, apply);
   }
 
@@ -269,21 +305,45 @@ export class InstanceRegistry {
   /** Removes the instance's row (what features keep of it goes by their removal hooks, run before). */
   async remove(unit: Unit, instance: Instance): Promise<void> {
     await unit.tx.deleteFrom('instances').where('id', '=', instance.id).execute();
+    await this.signal(unit, instance.id);
     unit.afterCommit(() => this.forget(instance));
   }
 
-  /** Re-reads one instance from the store (after another component changed it). */
+  /** Re-reads one instance from the store (after another component or node changed it). */
   async refresh(id: string): Promise<Instance | undefined> {
-    const row = await this.db.selectFrom('instances').selectAll().where('id', '=', id).executeTakeFirst();
-    const current = this.byId.get(id);
-    if (current) this.unindex(current);
-    if (!row) {
-      this.keys.delete(id);
-      return undefined;
+    await this.refreshMany([id]);
+    return this.byId.get(id);
+  }
+
+  /** Re-reads these instances from the store: changed ones are indexed anew (a new name, key or owner), gone ones forgotten. */
+  private async refreshMany(ids: string[]): Promise<void> {
+    for (let start = 0; start < ids.length; start += idsPerRead) {
+      const chunk = ids.slice(start, start + idsPerRead);
+      const rows = await this.db.selectFrom('instances').selectAll().where('id', 'in', chunk).execute();
+      const found = new Map(rows.map((row) => [row.id, row]));
+      for (const id of chunk) {
+        const current = this.byId.get(id);
+        if (current) this.unindex(current);
+        const row = found.get(id);
+        if (row) this.rememberRow(row);
+        else this.keys.delete(id);
+        this.told(id, this.byId.get(id));
+      }
     }
-    const instance = fromRow(row);
-    this.remember(instance);
-    return instance;
+  }
+
+  /** Tells every node of the store, when the unit commits, that the instance's row changed. */
+  private async signal(unit: Unit, id: string): Promise<void> {
+    await this.signals.sendIn(unit, changesChannel, id);
+  }
+
+  private told(id: string, instance: Instance | undefined): void {
+    for (const listener of this.changeListeners) listener(id, instance);
+  }
+
+  private rememberRow(row: Selectable<InstancesTable>): void {
+    this.remember(fromRow(row));
+    this.keys.set(row.id, this.box.open(row.apikey_sealed));
   }
 
   /**

@@ -277,7 +277,7 @@ export class InstanceService {
       await this.deps.events.keepPendingDeliveries(unit.tx, instance.id);
       await this.deps.removal.run(unit, instance);
       await this.deps.registry.remove(unit, instance);
-      unit.afterCommit(() => this.deps.sinks.forget(instance.id));
+      await this.deps.sinks.removed(unit, instance.id);
     });
   }
 

@@ -93,7 +93,7 @@ export class SendWorkers {
   private schedulerFor(instanceId: string): LaneScheduler {
     return new LaneScheduler({
       maxConcurrentLanes: lanesPerInstance,
-      pollMs: 1_000,
+      pollMs: this.deps.config.sendWorkerPollMs,
       onError: (error) => this.deps.logger.error({ err: error, instanceId }, 'send worker failed'),
       listLanes: async () => (await queueHeads(this.deps.db, instanceId)).map((head) => ({ key: head.chat, readyAt: head.readyAt })),
       runLane: (chat) => this.runChat(instanceId, chat),

@@ -107,7 +107,9 @@ export class PostgresSignals implements StoreSignals {
     if (!this.client) {
       this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
       await this.connecting;
-      return; // connect() listens on every channel.
+      // connect() listens on the channels known when it began listening: one added meanwhile is listened to here
+      // (LISTEN twice is harmless). Not connected: the reconnect listens on every channel.
+      if (!this.client) return;
     }
     if (channel) await this.client.query(`listen "${this.wire(channel)}"`).catch((error: unknown) => this.lost(error));
   }

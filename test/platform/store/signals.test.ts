@@ -73,3 +73,30 @@ describe('store signals between PostgreSQL stores', () => {
     }
   });
 });
+
+describe('store signals listened to while the listening connection opens', () => {
+  const pg = targets.find((t) => t.name === 'postgres');
+  it.skipIf(!pg?.available)('hear every channel, also those added after the connection began listening', async () => {
+    const schema = await scratchSchema();
+    const listener = await openStore(pgUrl, { schema: schema.schema });
+    const sender = await openStore(pgUrl, { schema: schema.schema });
+    try {
+      const heard = new Set<string>();
+      // Channels added a millisecond apart while the first one connects and listens (a node's parts listen as they start).
+      const channels = Array.from({ length: 100 }, (_, i) => `ch${i}`);
+      for (const channel of channels) {
+        listener.signals.listen(channel, () => heard.add(channel));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      for (const channel of channels) await sender.signals.send(channel, 'hello');
+      await waitFor(() => heard.size === channels.length, 5000, {
+        what: () => `every channel heard (missing: ${channels.filter((c) => !heard.has(c)).join(', ')})`,
+      });
+    } finally {
+      await listener.close();
+      await sender.close();
+      await schema.drop();
+    }
+  });
+});

@@ -118,6 +118,14 @@ export const sending = {
     max: 50,
     meaning: 'Most sends in one worker batch while API requests keep arriving (50 otherwise).',
   }),
+  sendWorkerPollMs: wholeNumber({
+    env: 'SEND_WORKER_POLL_MS',
+    default: 1000,
+    min: 50,
+    max: 600_000,
+    meaning:
+      'How often a send worker looks into the queue by itself. Accepted sends wake their worker at once, on any node of a fleet; the poll only finds what a lost wake-up missed.',
+  }),
 };
 
 export const linking = {
