@@ -30,6 +30,8 @@ import type { Connector } from './core/connector.js';
 import type { Instance } from './core/instance.js';
 import { Metrics } from './observability/metrics.js';
 import { EventRetention } from './events/retention.js';
+import { OutboxSignal } from './events/outbox-signal.js';
+import { JobLease } from './platform/cluster/job-lease.js';
 import { createEventSinks } from './sinks/list.js';
 import type { WebsocketSink } from './sinks/websocket/sink.js';
 import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
@@ -186,8 +188,24 @@ export function createServices({
   });
   // On every heartbeat, the webhook claims of dead nodes are taken over.
   nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
-  const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
-  const events = new EventWriter(config, sinks, eventSinks.list);
+  // Every node reads the outbox for its websocket clients; broker relays and retention run on one live node at a time.
+  const outboxSignal = new OutboxSignal(store.signals, logger);
+  const node = {
+    incarnation: nodes.incarnation,
+    deadAfterMs: config.nodeDeadAfterMs,
+    onLiveNodes: (listener: () => Promise<unknown>) => nodes.onLiveNodes(listener),
+  };
+  const eventSinks = createEventSinks({
+    config,
+    store,
+    sinks,
+    seal: (secret) => box.seal(secret),
+    logger,
+    webhookDelivery: webhooks,
+    node,
+    commits: outboxSignal,
+  });
+  const events = new EventWriter(config, sinks, eventSinks.list, () => outboxSignal.committed());
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf, config.saveMessageUpdates);
   const sourceOf = (instance: Instance) => eventSourceOf(instance, apikeyOf);
@@ -262,7 +280,7 @@ export function createServices({
   removal.onRemove(removeEventLogOf);
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
-  const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
+  const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers, new JobLease(store.db, 'event-retention', node));
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
   const sends = new SendService(store.db, queue, outcomes);
   const proxies = new ProxyService({
@@ -372,7 +390,7 @@ export function createServices({
       await lifecycle.startAll();
     },
     async stop() {
-      retention.stop();
+      await retention.stop();
       await workers.stop();
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
