@@ -31,6 +31,8 @@ import type { Connector } from './core/connector.js';
 import type { Instance } from './core/instance.js';
 import { Metrics } from './observability/metrics.js';
 import { EventRetention } from './events/retention.js';
+import { OutboxSignal } from './events/outbox-signal.js';
+import { JobLease } from './platform/cluster/job-lease.js';
 import { createEventSinks } from './sinks/list.js';
 import type { WebsocketSink } from './sinks/websocket/sink.js';
 import { SandboxMediaStore } from './connectors/sandbox/media-store.js';
@@ -189,8 +191,24 @@ export function createServices({
   });
   // On every heartbeat, the webhook claims of dead nodes are taken over.
   nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
-  const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
-  const events = new EventWriter(config, sinks, eventSinks.list);
+  // Every node reads the outbox for its websocket clients; broker relays and retention run on one live node at a time.
+  const outboxSignal = new OutboxSignal(store.signals, logger);
+  const node = {
+    incarnation: nodes.incarnation,
+    deadAfterMs: config.nodeDeadAfterMs,
+    onLiveNodes: (listener: () => Promise<unknown>) => nodes.onLiveNodes(listener),
+  };
+  const eventSinks = createEventSinks({
+    config,
+    store,
+    sinks,
+    seal: (secret) => box.seal(secret),
+    logger,
+    webhookDelivery: webhooks,
+    node,
+    commits: outboxSignal,
+  });
+  const events = new EventWriter(config, sinks, eventSinks.list, () => outboxSignal.committed());
   const apikeyOf = registry.apikeyOf.bind(registry);
   const statuses = new StatusRecorder(events, store.dialect, apikeyOf, config.saveMessageUpdates);
   const sourceOf = (instance: Instance) => eventSourceOf(instance, apikeyOf);
@@ -269,7 +287,7 @@ export function createServices({
   removal.onRemove(removeEventLogOf);
   const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
-  const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
+  const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers, new JobLease(store.db, 'event-retention', node));
   const wakeups = new SendWakeups({
     workers,
     ...(fleet ? { signals: store.signals } : {}),
@@ -397,7 +415,7 @@ export function createServices({
       for (const stop of following.splice(0)) stop();
       wakeups.stop();
       known.stop();
-      retention.stop();
+      await retention.stop();
       await workers.stop();
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));

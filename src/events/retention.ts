@@ -1,4 +1,5 @@
 // Retention of the event log: delivered and cancelled deliveries and fully handled outbox events older than the window go.
+import type { JobLease } from '../platform/cluster/job-lease.js';
 import type { Db } from '../platform/store/db.js';
 import type { Logger } from '../platform/logger.js';
 
@@ -7,7 +8,8 @@ const rowsPerStatement = 5_000;
 
 /**
  * Keeps `deliveries` and `outbox` from growing forever. Never removed: pending or dead deliveries (they may still be
- * delivered or replayed), and events a broker relay has not passed yet.
+ * delivered or replayed), and events a broker relay has not passed yet. In a fleet it runs on one node at a time: the
+ * node holding the `event-retention` lease (taken over when its holder is dead or stopped).
  */
 export class EventRetention {
   private timer: NodeJS.Timeout | undefined;
@@ -18,11 +20,13 @@ export class EventRetention {
     private readonly logger: Logger,
     /** The brokers relaying now (their cursors' names): a broker switched off holds no event back. */
     private readonly relayingBrokers: string[] = [],
+    /** The fleet's retention lease; without it this node sweeps on its own. */
+    private readonly lease?: JobLease,
   ) {}
 
   start(): void {
     const run = () => {
-      void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'event retention sweep failed'));
+      void this.run().catch((error: unknown) => this.logger.error({ err: error }, 'event retention sweep failed'));
       this.timer = setTimeout(run, sweepEveryMs);
       this.timer.unref();
     };
@@ -30,8 +34,20 @@ export class EventRetention {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops sweeping and hands the lease back, so another node sweeps next. */
+  async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.lease?.release().catch((error: unknown) => this.logger.warn({ err: error }, 'event retention lease not released'));
+  }
+
+  /** One scheduled run: sweeps when this node holds the fleet's retention lease; undefined when another node does. */
+  async run(now = Date.now()): Promise<{ deliveries: number; events: number } | undefined> {
+    if (this.lease && !(await this.lease.claim())) {
+      this.logger.debug('event retention runs on another node');
+      return undefined;
+    }
+    return this.sweep(now);
   }
 
   /** Removes what is past the window; answers how many deliveries and events went. */

@@ -16,6 +16,8 @@ export class EventWriter {
     private readonly config: Config,
     private readonly settings: Pick<SinkConfigs, 'get'>,
     private readonly sinks: readonly OutboxSink[],
+    /** Told after each unit with events commits (every node's outbox readers are signalled). */
+    private readonly committed: () => void = () => undefined,
   ) {
     const marked = sinks.filter((sink) => sink.outboxMark !== undefined);
     for (const sink of marked) {
@@ -62,6 +64,7 @@ export class EventWriter {
     }
     unit.afterCommit(() => {
       for (const then of afterCommit) then();
+      this.committed();
     });
     return envelope;
   }

@@ -6,7 +6,8 @@ import type { Logger } from '../platform/logger.js';
 import type { Store } from '../platform/store/db.js';
 import type { SinkConfigs } from '../events/sink-configs.js';
 import type { OutboxSink } from '../events/writer.js';
-import type { BrokerTuning } from './broker-relay/deps.js';
+import type { OutboxCommits } from '../events/outbox-signal.js';
+import type { BrokerTuning, RelayNode } from './broker-relay/deps.js';
 import { natsSink } from './nats/index.js';
 import { rabbitmqSink } from './rabbitmq/index.js';
 import { combinedCreation } from './sink-settings.js';
@@ -24,6 +25,10 @@ export interface EventSinksDeps {
   /** Delivers what the webhook sink writes (the webhook dispatcher). */
   webhookDelivery: WebhookDelivery;
   brokerTuning?: BrokerTuning;
+  /** This node: broker relays run on one live node of the fleet at a time. */
+  node: RelayNode;
+  /** Wake-ups when any node commits events (websocket delivery and broker relays read the outbox). */
+  commits?: OutboxCommits;
 }
 
 export interface EventSinks {
@@ -36,8 +41,8 @@ export interface EventSinks {
 
 export function createEventSinks(deps: EventSinksDeps): EventSinks {
   const { config, store, sinks, logger } = deps;
-  const brokerDeps = { config, store, sinks, logger, tuning: deps.brokerTuning };
-  const websocket = new WebsocketSink(sinks);
+  const brokerDeps = { config, store, sinks, logger, tuning: deps.brokerTuning, node: deps.node, commits: deps.commits };
+  const websocket = new WebsocketSink({ settings: sinks, store, logger, commits: deps.commits });
   const list: OutboxSink[] = [
     new WebhookSink({
       config,

@@ -461,6 +461,22 @@ const instanceOwners: Migration = {
   },
 };
 
+/**
+ * Singleton jobs of a fleet (broker relays, event retention): which node incarnation runs each. A holder keeps its
+ * job while its heartbeat is recent; the ad-hoc `broker_leases` (leases by NODE_ID and time) is replaced by it.
+ */
+const jobLeases: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('job_leases')
+      .addColumn('job', 'text', (c) => c.primaryKey())
+      .addColumn('holder', 'text', (c) => c.notNull())
+      .addColumn('since', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.dropTable('broker_leases').ifExists().execute();
+  },
+};
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -482,6 +498,7 @@ class ListProvider implements MigrationProvider {
       '0017_proxy': proxies,
       '0019_nodes': nodes,
       '0020_instance_owners': instanceOwners,
+      '0021_job_leases': jobLeases,
     };
   }
 }

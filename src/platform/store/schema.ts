@@ -148,6 +148,16 @@ interface InstanceOwnersTable {
   since: number;
 }
 
+/** Which node incarnation runs each singleton job of the fleet (a broker relay, event retention). */
+interface JobLeasesTable {
+  /** The job's name: `rabbitmq-relay`, `nats-relay`, `event-retention`. */
+  job: string;
+  /** The holding incarnation; it keeps the job while its heartbeat is recent. */
+  holder: string;
+  /** When the holder took the job (epoch ms). */
+  since: number;
+}
+
 interface SessionsTable {
   instance_id: string;
   data: string;
@@ -299,6 +309,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   nodes: NodesTable;
   instance_owners: InstanceOwnersTable;
+  job_leases: JobLeasesTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
   session_keys: SessionKeysTable;

@@ -9,8 +9,13 @@ export function brokerRouter(kind: string, sinks: BrokerDeps['sinks'], options: 
   return new BrokerRouter({ ...options, liveSink: (instanceId) => sinks.get(instanceId, kind) });
 }
 
-/** The relay of broker `name` (its cursor and log name): the store's outbox to `publisher`, leased by this node. */
+/** The relay of broker `name` (its cursor and log name): the store's outbox to `publisher`, leased by this node's incarnation. */
 export function brokerRelay(name: string, deps: BrokerDeps, publisher: BrokerPublisher, router: BrokerRouter): OutboxRelay {
-  const { config, store, tuning } = deps;
-  return new OutboxRelay({ name, db: store.db, dialect: store.dialect, publisher, router, logger: deps.logger, nodeId: config.nodeId, ...tuning?.relay });
+  const { store, tuning, node } = deps;
+  const relay = new OutboxRelay({ name, db: store.db, dialect: store.dialect, publisher, router, logger: deps.logger, node, ...tuning?.relay });
+  // After each heartbeat a standby tries the lease: a holder known dead or stopped is replaced within a beat.
+  node.onLiveNodes?.(async () => {
+    if (!relay.active) relay.wake();
+  });
+  return relay;
 }

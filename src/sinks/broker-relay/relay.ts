@@ -1,9 +1,10 @@
 // Publishes the outbox to one broker in seq order from a stored cursor; the cursor moves only past confirmed events.
+import type { LeaseNode } from '../../platform/cluster/job-lease.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db, Dialect } from '../../platform/store/db.js';
 import { delayFor, type BackoffPolicy } from '../../platform/util/backoff.js';
 import { CursorStore } from './cursors.js';
-import { OutboxFeed, type FeedOptions, type OutboxRow } from './outbox-feed.js';
+import { OutboxFeed, type FeedOptions, type OutboxRow } from '../../events/outbox-feed.js';
 import { PublicationRefused, type BrokerPublisher, type Publication } from './publisher.js';
 import type { BrokerRouter } from './routing.js';
 
@@ -15,14 +16,12 @@ export interface RelayOptions {
   publisher: BrokerPublisher;
   router: BrokerRouter;
   logger: Logger;
-  /** Lease owner name (NODE_ID). */
-  nodeId: string;
-  /** Safety poll when no wake-up comes (default 1000 ms). */
+  /** This node: its incarnation holds the relay's lease while its heartbeat is recent. */
+  node: LeaseNode;
+  /** Safety poll when no wake-up comes, and how often a standby node tries the lease (default 1000 ms). */
   pollMs?: number;
   /** Outbox rows read per round (default 200). */
   batchSize?: number;
-  /** How long a node keeps the relay after its last renewal (default 30 s). */
-  leaseMs?: number;
   /** Waits after failed rounds (default 250 ms doubling to 30 s, ±20 %). */
   backoff?: BackoffPolicy;
   /** Tries before a publication the broker keeps refusing for good is dropped (default 3). */
@@ -43,7 +42,6 @@ export class OutboxRelay {
   private readonly logger: Logger;
   private readonly pollMs: number;
   private readonly batchSize: number;
-  private readonly leaseMs: number;
   private readonly backoff: BackoffPolicy;
   private readonly maxRefusals: number;
   private readonly refusals = new Map<string, { seq: number; count: number }>();
@@ -57,10 +55,9 @@ export class OutboxRelay {
     this.logger = options.logger.child({ component: `${options.name}-relay` });
     this.pollMs = options.pollMs ?? 1000;
     this.batchSize = options.batchSize ?? 200;
-    this.leaseMs = options.leaseMs ?? 30_000;
     this.backoff = options.backoff ?? defaultBackoff;
     this.maxRefusals = options.maxRefusals ?? 3;
-    this.cursor = new CursorStore(options.db, options.name, options.nodeId, this.leaseMs);
+    this.cursor = new CursorStore(options.db, options.name, options.node);
     this.feed = new OutboxFeed(options.db, options.dialect, this.logger, options.feed);
   }
 
@@ -72,7 +69,7 @@ export class OutboxRelay {
     this.running = this.loop();
   }
 
-  /** New events were committed (hand this to `EventWriter.onEvent`). */
+  /** New events were committed, or the live nodes changed (a standby tries the lease at once). */
   wake(): void {
     this.woken = true;
     for (const waiter of this.waiters) if (waiter.wakeable) waiter.done();
@@ -90,6 +87,16 @@ export class OutboxRelay {
     await this.options.publisher.reset().catch(() => undefined);
     if (this.leader) await this.cursor.release().catch(() => undefined);
     this.leader = false;
+  }
+
+  /** Whether this node relays now (it held the lease at its last round). */
+  get active(): boolean {
+    return this.leader;
+  }
+
+  /** The incarnation relaying now, if any. */
+  holder(): Promise<string | undefined> {
+    return this.cursor.holder();
   }
 
   /** The seq of the last event handled (published or not wanted). */
@@ -133,7 +140,7 @@ export class OutboxRelay {
     if (position === undefined) {
       if (this.leader) this.logger.info(`${this.options.name} relay lease taken by another node`);
       this.leader = false;
-      return Math.max(this.pollMs, Math.round(this.leaseMs / 3));
+      return this.pollMs;
     }
     if (!this.leader) this.logger.info({ position }, `${this.options.name} relay active on this node`);
     this.leader = true;

@@ -1,7 +1,7 @@
 // Decides which destinations of a broker an outbox event goes to: the instance's own one and/or the global one.
 import { eventCatalog, wireName, type EventName } from '../../core/event-catalog.js';
 import { sinkWants, type SinkConfig } from '../../events/sink-configs.js';
-import type { OutboxRow } from './outbox-feed.js';
+import type { OutboxRow } from '../../events/outbox-feed.js';
 import type { Publication, Scope } from './publisher.js';
 import { globalWants } from './settings.js';
 

@@ -18,7 +18,6 @@ export type BrokerConfig = Pick<
   | 'natsPrefixKey'
   | 'natsStream'
   | 'natsStreamMaxAgeMs'
-  | 'nodeId'
 >;
 
 export { globalFilterAllows as globalWants } from '../../core/event-catalog.js';

@@ -4,6 +4,7 @@ import { invalidInput } from '../../core/errors.js';
 import type { EventName } from '../../core/event-catalog.js';
 import type { SinkConfig, SinkKind } from '../../core/event-sink.js';
 import { sinkWants, type SinkConfigs } from '../../events/sink-configs.js';
+import type { OutboxCommits } from '../../events/outbox-signal.js';
 import type { OutboxSink } from '../../events/writer.js';
 import { parseSinkSettings, singleFieldCreation, type BasicSinkInput } from '../sink-settings.js';
 import type { OutboxRelay } from './relay.js';
@@ -20,6 +21,8 @@ export interface BrokerSinkOptions {
   nameProblem(instanceName: string): string | undefined;
   /** The relay publishing the marked events; absent when the broker is not enabled (events are still marked). */
   relay?: OutboxRelay;
+  /** Wake-ups when any node commits events. */
+  commits?: OutboxCommits;
 }
 
 export class BrokerSink implements OutboxSink {
@@ -28,6 +31,7 @@ export class BrokerSink implements OutboxSink {
   readonly relay?: OutboxRelay;
   readonly routes;
   readonly creation;
+  private unlisten: (() => void) | undefined;
 
   constructor(private readonly options: BrokerSinkOptions) {
     this.kind = options.kind;
@@ -50,11 +54,16 @@ export class BrokerSink implements OutboxSink {
 
   /** Creates the cursor when missing and starts relaying (the broker may be down: the relay waits for it). */
   async start(): Promise<void> {
-    await this.relay?.start();
+    const relay = this.relay;
+    if (!relay) return;
+    await relay.start();
+    this.unlisten ??= this.options.commits?.onCommitted(() => relay.wake());
   }
 
   /** Stops relaying; events not yet confirmed stay in the outbox for the next start. */
   async stop(): Promise<void> {
+    this.unlisten?.();
+    this.unlisten = undefined;
     await this.relay?.stop();
   }
 

@@ -14,6 +14,7 @@ export function natsSink(deps: BrokerDeps): BrokerSink {
     where: 'the subjects <instance>.<event> (JetStream)',
     settings: deps.sinks,
     nameProblem: (instanceName) => natsNameProblem(instanceName, config.natsPrefixKey),
+    commits: deps.commits,
     relay: config.natsEnabled ? createNatsRelay(deps, natsRouter(deps)) : undefined,
   });
 }

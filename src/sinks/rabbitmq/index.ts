@@ -14,6 +14,7 @@ export function rabbitmqSink(deps: BrokerDeps): BrokerSink {
     where: 'the topic exchange named after the instance (routing key = event)',
     settings: deps.sinks,
     nameProblem: (instanceName) => rabbitmqNameProblem(instanceName, config.rabbitmqExchangeName),
+    commits: deps.commits,
     relay: config.rabbitmqEnabled ? createRabbitmqRelay(deps, rabbitmqRouter(deps)) : undefined,
   });
 }

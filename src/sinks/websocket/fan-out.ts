@@ -2,7 +2,6 @@
 import type { Server } from 'socket.io';
 import type { Logger } from '../../platform/logger.js';
 import type { EventName } from '../../core/event-catalog.js';
-import { sinkWants, type SinkConfigs } from '../../events/sink-configs.js';
 import type { EventEnvelope } from '../../core/event-envelope.js';
 import type { Subscribers } from './subscribers.js';
 
@@ -22,13 +21,15 @@ function websocketPayload(envelope: EventEnvelope): WebsocketPayload {
   };
 }
 
-/** Emits one committed event of an instance to the clients that follow it. */
-export type FanOut = (envelope: EventEnvelope, instanceId: string | null, event: EventName) => void;
+/**
+ * Emits one committed event of an instance to the clients that follow it. `wanted`: the instance's websocket settings
+ * wanted the event when it was written (its namespace gets it); the global stream gets every event.
+ */
+export type FanOut = (envelope: EventEnvelope, instanceId: string | null, event: EventName, wanted: boolean) => void;
 
 export interface FanOutDeps {
   io: Server;
   subscribers: Subscribers;
-  sinks: Pick<SinkConfigs, 'get'>;
   instanceExists(instanceId: string): boolean;
   globalEvents: boolean;
   logger: Logger;
@@ -38,8 +39,8 @@ export interface FanOutDeps {
 const removalEvents: ReadonlySet<EventName> = new Set(['INSTANCE_DELETE', 'REMOVE_INSTANCE']);
 
 export function websocketFanOut(deps: FanOutDeps): FanOut {
-  const { io, subscribers, sinks, logger } = deps;
-  return (envelope, instanceId, event) => {
+  const { io, subscribers, logger } = deps;
+  return (envelope, instanceId, event, wanted) => {
     if (deps.isClosed()) return;
     try {
       const payload = websocketPayload(envelope);
@@ -47,11 +48,7 @@ export function websocketFanOut(deps: FanOutDeps): FanOut {
       if (deps.globalEvents) io.of('/').emit(envelope.event, payload);
       if (!instanceId) return;
       const sockets = subscribers.of(instanceId);
-      if (sockets.size > 0) {
-        if (sinkWants(sinks.get(instanceId, 'websocket'), event)) {
-          for (const socket of sockets) socket.emit(envelope.event, payload);
-        }
-      }
+      if (wanted) for (const socket of sockets) socket.emit(envelope.event, payload);
       if (removalEvents.has(event)) {
         // After the rest of the unit's events went out: a deleted instance's followers are let go.
         setImmediate(() => {

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Server, type DefaultEventsMap, type Socket } from 'socket.io';
 import type { Logger } from '../../platform/logger.js';
 import type { Config } from '../../platform/config.js';
-import type { SinkConfigs } from '../../events/sink-configs.js';
 import type { InstanceRegistry } from '../../instances/registry.js';
 import { admitGlobal, admitInstance, isRefusal, type AccessDeps, type Refusal } from './access.js';
 import { websocketFanOut } from './fan-out.js';
@@ -21,14 +20,13 @@ export interface WebsocketOptions {
   globalEvents: boolean;
 }
 
-/** What the socket.io server works with: the service's key, instances, websocket settings and sink. */
+/** What the socket.io server works with: the service's key, instances and the websocket sink. */
 export interface WebsocketDeps {
   config: Pick<Config, 'corsOrigin'>;
   logger: Logger;
   globalApiKey: string;
   registry: Pick<InstanceRegistry, 'byApiKey' | 'byInstanceName' | 'byInstanceId'>;
-  sinks: Pick<SinkConfigs, 'get'>;
-  /** The sink whose committed events the server fans out. */
+  /** The sink whose committed events (read from the outbox, whichever node wrote them) the server fans out. */
   websocket: Pick<WebsocketSink, 'follow'>;
 }
 
@@ -122,7 +120,6 @@ export function attachWebsocket(app: Pick<FastifyInstance, 'server'>, services: 
     websocketFanOut({
       io,
       subscribers,
-      sinks: services.sinks,
       instanceExists: (id) => registry.byInstanceId(id) !== undefined,
       globalEvents: options.globalEvents,
       logger,

@@ -22,7 +22,7 @@ import { natsSink } from '../../../src/sinks/nats/index.js';
 import { rabbitmqMark } from '../../../src/sinks/rabbitmq/mark.js';
 import { natsMark } from '../../../src/sinks/nats/mark.js';
 import { BrokerRouter } from '../../../src/sinks/broker-relay/routing.js';
-import type { OutboxRow } from '../../../src/sinks/broker-relay/outbox-feed.js';
+import type { OutboxRow } from '../../../src/events/outbox-feed.js';
 import type { SinkConfig } from '../../../src/events/sink-configs.js';
 import { covers, validSubject } from '../../../src/sinks/nats/stream.js';
 import { globalWants, safeAddress } from '../../../src/sinks/broker-relay/settings.js';
@@ -77,7 +77,6 @@ function brokerConfig(run: string, over: Partial<BrokerConfig>): BrokerConfig {
     natsPrefixKey: `sbtest_${run}`,
     natsStream: `SBTEST_${run}`,
     natsStreamMaxAgeMs: 3600_000,
-    nodeId: `test-${run}`,
     ...over,
   };
 }
@@ -94,7 +93,9 @@ interface BrokerRelays {
 
 /** The relays of the brokers `config` enables, as the broker sinks build them (they poll the outbox). */
 function relaysFor(t: TestApp, config: BrokerConfig, tuning: BrokerTuning = fast): BrokerRelays {
-  const deps = { config, store: t.services.store, sinks: t.services.sinks, logger, tuning };
+  // Leased by the test app's node (its heartbeat keeps it alive while the test runs).
+  const node = { incarnation: t.services.nodes.incarnation, deadAfterMs: t.services.config.nodeDeadAfterMs };
+  const deps = { config, store: t.services.store, sinks: t.services.sinks, logger, tuning, node };
   const sinks = [rabbitmqSink(deps), natsSink(deps)];
   return {
     rabbitmq: sinks[0].relay,

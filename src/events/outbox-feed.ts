@@ -1,4 +1,4 @@
-// Reads the outbox in `seq` order for a relay, holding back at gaps until they can no longer fill.
+// Reads the outbox in `seq` order for a reader (a broker relay, websocket delivery), holding back at gaps until they can no longer fill.
 //
 // On PostgreSQL a sequence number is taken when a row is inserted, but rows become visible when their
 // transaction commits, so seq 11 may be seen before seq 10. A relay that moved its cursor past 10 would
@@ -6,8 +6,8 @@
 // when the gap was first seen has ended (snapshot xmin has passed the xmax seen then), or, as a last
 // resort, after `gapMaxWaitMs`. SQLite has one writer at a time and commits in seq order: gaps are final.
 import { sql } from 'kysely';
-import type { Logger } from '../../platform/logger.js';
-import type { Db, Dialect } from '../../platform/store/db.js';
+import type { Logger } from '../platform/logger.js';
+import type { Db, Dialect } from '../platform/store/db.js';
 
 export interface OutboxRow {
   seq: number;
