@@ -255,6 +255,7 @@ export function createServices({
         host: connectorHost,
         instances: { all: () => registry.all(), byId: (id) => registry.byInstanceId(id), byOwnerJid: (jid) => registry.byOwnerJid(jid) },
         secretsKey,
+        fleet: { signals: store.signals, incarnation: nodes.incarnation, shared: store.dialect === 'postgres' },
         onRemove: (hook) => removal.onRemove(hook),
       }),
     ),

@@ -18,6 +18,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
     config,
     host: deps.host,
     logger: deps.logger,
+    fleet: deps.fleet,
     lookup: {
       byId: (id) => instances.byId(id),
       byOwnerJid: (jid) => {

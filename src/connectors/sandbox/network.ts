@@ -22,6 +22,10 @@ import { SandboxLabels, type LabelEdit } from './labels.js';
 import { downloadSandboxMedia } from './media-download.js';
 import { SandboxGroupStore } from './group-store.js';
 import { SandboxGroups } from './groups.js';
+import { LocalSignals, type StoreSignals } from '../../platform/store/signals.js';
+import { SandboxMailbox } from './mailbox.js';
+import { SandboxDelivery } from './delivery.js';
+import { handToHost } from './letters.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -29,6 +33,14 @@ export interface SandboxNetworkDeps {
   host: ConnectorHost;
   lookup: InstanceLookup;
   logger: Logger;
+  /** The fleet's side of the store (PostgreSQL: several nodes; SQLite: this one only); none: this process alone. */
+  fleet?: {
+    signals: StoreSignals;
+    /** This node's incarnation. */
+    incarnation: string;
+    /** Whether other nodes may share the store. */
+    shared: boolean;
+  };
 }
 
 export interface LinkResult {
@@ -59,6 +71,7 @@ export class SandboxNetwork {
   private readonly blocks: SandboxBlocks;
   private readonly labels: SandboxLabels;
   private readonly side: NetworkSide;
+  private readonly mailbox: SandboxMailbox;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
   private linking: Promise<unknown> = Promise.resolve();
 
@@ -67,19 +80,34 @@ export class SandboxNetwork {
     this.codes = new LinkCodes(deps.db);
     this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
     this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
-    this.blocks = new SandboxBlocks(deps.db);
+    const fleet = deps.fleet ?? { signals: new LocalSignals(), incarnation: 'this-process', shared: false };
+    // What other nodes change (blocks, groups) is re-read here when they say so.
+    const shared = { signals: fleet.signals, incarnation: fleet.incarnation, enabled: fleet.shared };
+    this.blocks = new SandboxBlocks(deps.db, shared);
     this.labels = new SandboxLabels(deps.db);
-    const linked = (id: string) => this.live.get(id)?.linked() ?? null;
+    const isLocal = (id: string) => (this.live.get(id)?.linked() ?? null) !== null;
+    this.mailbox = new SandboxMailbox({
+      db: deps.db,
+      signals: fleet.signals,
+      incarnation: fleet.incarnation,
+      deadAfterMs: config.nodeDeadAfterMs,
+      fleet: fleet.shared,
+      isLocal,
+      localIds: () => this.linkedParties().map((party) => party.instanceId),
+      deliver: (instanceId, letter) => handToHost(host, instanceId, letter),
+      logger,
+    });
+    const delivery = new SandboxDelivery(host, this.mailbox, isLocal);
     const groups = new SandboxGroups({
-      store: new SandboxGroupStore(deps.db),
+      store: new SandboxGroupStore(deps.db, shared),
       host,
       lookup,
-      linked,
+      delivery,
       pictures: this.pictures,
       phoneOfLid: (lid) => this.router.alternateAddress(lid),
       logger,
     });
-    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, groups, linked });
+    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, groups, delivery });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
     }
@@ -95,7 +123,10 @@ export class SandboxNetwork {
       send: (sender, message) => this.router.send(sender, message),
       markRead: (readerId, keys) => this.router.markRead(readerId, keys),
       sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
-      setOwnPresence: (sender, presence) => this.router.setOwnPresence(sender, presence, this.linkedParties()),
+      setOwnPresence: async (sender, presence) =>
+        this.router.setOwnPresence(sender, presence, [...this.linkedParties(), ...(await this.mailbox.partiesElsewhere())]),
+      opened: (party) => this.mailbox.announce(party),
+      closed: (instanceId) => this.mailbox.withdraw(instanceId),
       onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
       alternateAddress: (jid) => this.router.alternateAddress(jid),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),

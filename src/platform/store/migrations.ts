@@ -461,6 +461,36 @@ const instanceOwners: Migration = {
   },
 };
 
+/**
+ * The sandbox across the nodes of a fleet: which node has each sandbox instance live (`sandbox_live`, one row per
+ * instance, written by the node whose connector is open), and the letters waiting for a sandbox instance live on
+ * another node (`sandbox_mail`: messages, receipts, presence, changes, group events), taken in order by that node.
+ */
+function sandboxMail(dialect: Dialect): Migration {
+  const idColumn = (builder: ColumnDefinitionBuilder) => (dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement());
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('sandbox_live')
+        .addColumn('instance_id', 'text', (c) => c.primaryKey())
+        .addColumn('incarnation', 'text', (c) => c.notNull())
+        .addColumn('owner_jid', 'text', (c) => c.notNull())
+        .addColumn('profile_name', 'text', (c) => c.notNull())
+        .addColumn('since', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('sandbox_mail')
+        .addColumn('id', serial(dialect), idColumn)
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sandbox_mail_instance').on('sandbox_mail').columns(['instance_id', 'id']).execute();
+    },
+  };
+}
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -482,6 +512,7 @@ class ListProvider implements MigrationProvider {
       '0017_proxy': proxies,
       '0019_nodes': nodes,
       '0020_instance_owners': instanceOwners,
+      '0022_sandbox_mail': sandboxMail(this.dialect),
     };
   }
 }
