@@ -14,7 +14,7 @@ export type Letter =
   | { kind: 'presence'; chatJid: string; senderJid: string; presence: Presence }
   | { kind: 'event'; event: EventName; data: unknown };
 
-export const letterKinds: readonly Letter['kind'][] = ['received', 'status', 'changed', 'presence', 'event'];
+const letterKinds: readonly Letter['kind'][] = ['received', 'status', 'changed', 'presence', 'event'];
 
 /** Hands `letter` to the instance through this node's host, as the router does for a connector live here. */
 export function handToHost(host: ConnectorHost, instanceId: string, letter: Letter): Promise<void> {

@@ -3,7 +3,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../platform/store/db.js';
 import type { StoreSignals } from '../../platform/store/signals.js';
 import { letterOf, type Letter } from './letters.js';
-import type { LinkedParty } from './router.js';
+import type { LinkedParty } from './party.js';
 
 export interface MailboxDeps {
   db: Db;
@@ -63,7 +63,9 @@ export class SandboxMailbox {
       await this.deps.db
         .insertInto('sandbox_live')
         .values(row)
-        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ incarnation: row.incarnation, owner_jid: row.owner_jid, profile_name: row.profile_name, since: row.since }))
+        .onConflict((oc) =>
+          oc.column('instance_id').doUpdateSet({ incarnation: row.incarnation, owner_jid: row.owner_jid, profile_name: row.profile_name, since: row.since }),
+        )
         .execute();
       void this.drain(party.instanceId);
     });
@@ -80,9 +82,7 @@ export class SandboxMailbox {
   /** The instance as a party when it is live and linked on another node that is alive, else null. */
   async elsewhere(instanceId: string): Promise<LinkedParty | null> {
     if (!this.deps.fleet) return null;
-    const row = await this.liveRows()
-      .where('sandbox_live.instance_id', '=', instanceId)
-      .executeTakeFirst();
+    const row = await this.liveRows().where('sandbox_live.instance_id', '=', instanceId).executeTakeFirst();
     return row ? { instanceId: row.instance_id, ownerJid: row.owner_jid, profileName: row.profile_name } : null;
   }
 

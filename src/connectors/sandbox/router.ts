@@ -16,13 +16,9 @@ import { accountForms, isLidAddress, lidWithoutDevice, parseUserAddress, sandbox
 import { sendsReadReceipts } from './privacy.js';
 import type { SandboxBlocks } from './blocks.js';
 import type { SandboxDelivery } from './delivery.js';
+import type { LinkedParty } from './party.js';
 
-/** A sandbox instance that is live and linked: who it is on the network. */
-export interface LinkedParty {
-  instanceId: string;
-  ownerJid: string;
-  profileName: string;
-}
+export type { LinkedParty } from './party.js';
 
 /** How the network finds instances (the core's registry). */
 export interface InstanceLookup {
@@ -194,7 +190,9 @@ export class SandboxRouter {
       // A viewer with readStatus off ignores statuses (no event), as the WhatsApp connectors do; its phone still
       // acknowledges the delivery (when it is live somewhere).
       const viewer = this.deps.lookup.byId(target.id) ?? target;
-      const letter = viewer.settings.readStatus ? { kind: 'received' as const, message: this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid) } : null;
+      const letter = viewer.settings.readStatus
+        ? { kind: 'received' as const, message: this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid) }
+        : null;
       if (await this.deps.delivery.hand(target.id, letter, 'skip')) viewers.push(target);
     }
     if (viewers.length === 0) return;

@@ -19,8 +19,7 @@ describe.skipIf(!postgres?.available)('the sandbox across two nodes (postgres)',
   let a: Party;
   let b: Party;
 
-  const upserts = (party: Party, keyId?: string) =>
-    rx.of('messages.upsert', party.name).filter((e) => keyId === undefined || e.body.data?.key?.id === keyId);
+  const upserts = (party: Party, keyId?: string) => rx.of('messages.upsert', party.name).filter((e) => keyId === undefined || e.body.data?.key?.id === keyId);
   const statuses = (party: Party, keyId: string) =>
     rx
       .of('messages.update', party.name)
@@ -86,15 +85,22 @@ describe.skipIf(!postgres?.available)('the sandbox across two nodes (postgres)',
   it('a reaction, an edit and a deletion for everyone reach the other node', async () => {
     const keyId = await send(two, b, a.number, 'react, edit? no: react');
     await rx.waitFor(() => upserts(a, keyId).length > 0, 10_000);
-    const reacted = await one.api('POST', `message/sendReaction/${a.name}`, { body: { key: { remoteJid: b.owner, fromMe: false, id: keyId }, reaction: '👍' } });
+    const reacted = await one.api('POST', `message/sendReaction/${a.name}`, {
+      body: { key: { remoteJid: b.owner, fromMe: false, id: keyId }, reaction: '👍' },
+    });
     expect(reacted.status, JSON.stringify(reacted.body)).toBe(201);
     await rx.waitFor(() => upserts(b, reacted.body.key.id).length > 0, 10_000);
     // B sees the reaction's key from its side: its own message in the chat with A.
-    expect(upserts(b, reacted.body.key.id)[0].body.data.message.reactionMessage).toMatchObject({ text: '👍', key: { remoteJid: a.owner, fromMe: true, id: keyId } });
+    expect(upserts(b, reacted.body.key.id)[0].body.data.message.reactionMessage).toMatchObject({
+      text: '👍',
+      key: { remoteJid: a.owner, fromMe: true, id: keyId },
+    });
 
     const own = await send(one, a, b.number, 'helo');
     await rx.waitFor(() => upserts(b, own).length > 0, 10_000);
-    const edited = await one.api('POST', `chat/updateMessage/${a.name}`, { body: { number: b.number, text: 'hello', key: { id: own, remoteJid: b.owner, fromMe: true } } });
+    const edited = await one.api('POST', `chat/updateMessage/${a.name}`, {
+      body: { number: b.number, text: 'hello', key: { id: own, remoteJid: b.owner, fromMe: true } },
+    });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
     await rx.waitFor(() => rx.of('messages.edited', b.name).some((e) => JSON.stringify(e.body.data).includes(own)), 10_000);
 
@@ -108,10 +114,7 @@ describe.skipIf(!postgres?.available)('the sandbox across two nodes (postgres)',
   it('presence shown on node 1 reaches B on node 2', async () => {
     const res = await one.api('POST', `chat/sendPresence/${a.name}`, { body: { number: b.number, presence: 'composing', delay: 0 } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    await rx.waitFor(
-      () => rx.of('presence.update', b.name).some((e) => e.body.data?.presences?.[a.owner]?.lastKnownPresence === 'composing'),
-      10_000,
-    );
+    await rx.waitFor(() => rx.of('presence.update', b.name).some((e) => e.body.data?.presences?.[a.owner]?.lastKnownPresence === 'composing'), 10_000);
   });
 
   it('a group of A (owner, node 1) and B (node 2): group events and messages fan out both ways with the sender as participant', async () => {
