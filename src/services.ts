@@ -162,7 +162,7 @@ export function createServices({
   const sinks = new SinkConfigs(store.db);
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
-  const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
+  const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '', store.dialect === 'postgres' ? store.db : undefined);
   const nodes = new NodeRegistry({
     db: store.db,
     nodeId: config.nodeId,

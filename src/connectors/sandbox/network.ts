@@ -78,8 +78,10 @@ export class SandboxNetwork {
   constructor(private readonly deps: SandboxNetworkDeps) {
     const { config, host, lookup, logger } = deps;
     this.codes = new LinkCodes(deps.db);
-    this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
-    this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
+    // Several nodes sharing the store each have a DATA_DIR of their own: the files are kept in the store then.
+    const sharedFiles = deps.fleet?.shared ? deps.db : undefined;
+    this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl, sharedFiles);
+    this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl, sharedFiles);
     const fleet = deps.fleet ?? { signals: new LocalSignals(), incarnation: 'this-process', shared: false };
     // What other nodes change (blocks, groups) is re-read here when they say so.
     const shared = { signals: fleet.signals, incarnation: fleet.incarnation, enabled: fleet.shared };

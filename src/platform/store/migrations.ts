@@ -464,7 +464,8 @@ const instanceOwners: Migration = {
 /**
  * The sandbox across the nodes of a fleet: which node has each sandbox instance live (`sandbox_live`, one row per
  * instance, written by the node whose connector is open), and the letters waiting for a sandbox instance live on
- * another node (`sandbox_mail`: messages, receipts, presence, changes, group events), taken in order by that node.
+ * another node (`sandbox_mail`: messages, receipts, presence, changes, group events), taken in order by that node;
+ * sandbox media and pictures kept in the store (`sandbox_files`), as each node has a DATA_DIR of its own.
  */
 function sandboxMail(dialect: Dialect): Migration {
   const idColumn = (builder: ColumnDefinitionBuilder) => (dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement());
@@ -487,6 +488,13 @@ function sandboxMail(dialect: Dialect): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('sandbox_mail_instance').on('sandbox_mail').columns(['instance_id', 'id']).execute();
+      // Sandbox media and profile pictures when nodes share the store (each node's DATA_DIR is its own).
+      await db.schema
+        .createTable('sandbox_files')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('data', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
     },
   };
 }

@@ -179,6 +179,13 @@ interface SandboxMailTable {
   created_at: number;
 }
 
+/** A sandbox media file or profile picture kept in the store (nodes sharing it); `name` is `<folder>/<file name>`. */
+interface SandboxFilesTable {
+  name: string;
+  data: Buffer;
+  created_at: number;
+}
+
 interface SessionKeysTable {
   instance_id: string;
   type: string;
@@ -321,6 +328,7 @@ export interface Database {
   sandbox_codes: SandboxCodesTable;
   sandbox_live: SandboxLiveTable;
   sandbox_mail: SandboxMailTable;
+  sandbox_files: SandboxFilesTable;
   session_keys: SessionKeysTable;
   media_blobs: MediaBlobsTable;
   broker_cursors: BrokerCursorsTable;

@@ -1,6 +1,8 @@
 // The sandbox across two nodes of a fleet (PostgreSQL): instance A live on node 1 and B live on node 2 message each
 // other as if on one node — messages, receipts, reactions, edits, deletions, presence, groups, order under a burst,
 // and a message to an instance live on no node arriving once its connector starts.
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, startReceiver, storeTargets, type Receiver, type TestApp } from '../../support/harness.js';
 import { sandboxParty, type Party } from '../../support/sandbox-party.js';
@@ -109,6 +111,27 @@ describe.skipIf(!postgres?.available)('the sandbox across two nodes (postgres)',
     await rx.waitFor(() => rx.of('messages.delete', b.name).some((e) => e.body.data?.id === own), 10_000);
     const theirs: Json = rx.of('messages.delete', b.name).find((e) => e.body.data.id === own)?.body.data;
     expect(theirs).toMatchObject({ remoteJid: a.owner, fromMe: false, id: own, status: 'DELETED' });
+  });
+
+  it('media A uploads on node 1 is served by node 2, and B on node 2 downloads it (each node has its own DATA_DIR)', async () => {
+    const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#c00' } })
+      .png()
+      .toBuffer();
+    const res = await one.api('POST', `message/sendMedia/${a.name}`, {
+      body: { number: b.number, mediatype: 'image', media: `data:image/png;base64,${png.toString('base64')}` },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const keyId: string = res.body.key.id;
+    await rx.waitFor(() => upserts(b, keyId).length > 0, 10_000);
+    const image: Json = upserts(b, keyId)[0].body.data.message.imageMessage;
+    const served = await fetch(`${two.url}${new URL(image.url).pathname}`);
+    expect(served.status).toBe(200);
+    const encrypted = Buffer.from(await served.arrayBuffer());
+    expect(createHash('sha256').update(encrypted).digest('base64')).toBe(image.fileEncSha256);
+    const downloaded = await two.api('POST', `chat/getBase64FromMediaMessage/${b.name}`, { body: { message: { key: { id: keyId } } } });
+    expect(downloaded.status, JSON.stringify(downloaded.body)).toBe(201);
+    expect(Buffer.from(downloaded.body.base64, 'base64').equals(png)).toBe(true);
+    expect(one.dataDir).not.toBe(two.dataDir);
   });
 
   it('presence shown on node 1 reaches B on node 2', async () => {
