@@ -26,6 +26,7 @@ import { LocalSignals, type StoreSignals } from '../../platform/store/signals.js
 import { SandboxMailbox } from './mailbox.js';
 import { SandboxDelivery } from './delivery.js';
 import { handToHost } from './letters.js';
+import { RemoteScans } from './remote-scan.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -59,6 +60,8 @@ export interface InjectResult {
 
 const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
 const maxProfileNameLength = 100;
+/** How long a scan waits for the node of a fleet that shows the code to link its instance. */
+const remoteScanTimeoutMs = 5_000;
 /** Generated numbers collide only by chance (10 random digits); a few draws always suffice. */
 const numberDraws = 20;
 
@@ -72,6 +75,8 @@ export class SandboxNetwork {
   private readonly labels: SandboxLabels;
   private readonly side: NetworkSide;
   private readonly mailbox: SandboxMailbox;
+  /** Scans of codes shown on other nodes (a fleet only). */
+  private readonly remoteScans: RemoteScans | null;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
   private linking: Promise<unknown> = Promise.resolve();
 
@@ -100,6 +105,15 @@ export class SandboxNetwork {
       logger,
     });
     const delivery = new SandboxDelivery(host, this.mailbox, isLocal);
+    this.remoteScans = fleet.shared
+      ? new RemoteScans({
+          signals: fleet.signals,
+          incarnation: fleet.incarnation,
+          timeoutMs: remoteScanTimeoutMs,
+          scanHere: (code, number, profileName) => this.scanHere(code, number, profileName, 'null'),
+          unanswered: () => invalidInput(CODE_PROBLEM),
+        })
+      : null;
     const groups = new SandboxGroups({
       store: new SandboxGroupStore(deps.db, shared),
       host,
@@ -155,12 +169,26 @@ export class SandboxNetwork {
   }
 
   /** What a phone scanning the QR code does: links the instance showing `code` to `number`. */
-  scan(code: string, number: string, profileName?: string): Promise<LinkResult> {
+  async scan(code: string, number: string, profileName?: string): Promise<LinkResult> {
+    const valid = typeof code === 'string' && code.trim() !== '' ? await this.codes.findValid(code.trim(), Date.now()) : null;
+    // A code of an instance whose connector is not live here may be shown by another node of the fleet: that one links.
+    if (valid && !this.live.has(valid.instanceId) && this.remoteScans) return this.remoteScans.scan(valid.code, number, profileName);
+    return (await this.scanHere(code, number, profileName, 'answer')) as LinkResult;
+  }
+
+  /**
+   * Links the instance showing `code` when its connector is live here. Otherwise a 400, or with `whenNotHere: 'null'`
+   * (asked by another node, which answers the 400 itself if no node links) null.
+   */
+  private scanHere(code: string, number: string, profileName: string | undefined, whenNotHere: 'answer' | 'null'): Promise<LinkResult | null> {
     return this.serialized(async () => {
       const row = typeof code === 'string' && code.trim() !== '' ? await this.codes.findValid(code.trim(), Date.now()) : null;
       const connector = row ? this.live.get(row.instanceId) : undefined;
       // Only the code the instance shows right now links it (a stale row can't, nor one of a stopped instance).
-      if (!row || !connector || connector.qr()?.code !== row.code) throw invalidInput(CODE_PROBLEM);
+      if (!row || !connector || connector.qr()?.code !== row.code) {
+        if (whenNotHere === 'null') return null;
+        throw invalidInput(CODE_PROBLEM);
+      }
       const ownerJid = this.freeAddress(number, row.instanceId);
       const instance = this.deps.lookup.byId(row.instanceId);
       const session: SandboxSession = { ownerJid, profileName: profileNameOf(profileName, instance?.name ?? ownerJid.split('@')[0]) };

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, startReceiver, storeTargets, type Receiver, type TestApp } from '../../support/harness.js';
 import { sandboxParty, type Party } from '../../support/sandbox-party.js';
+import { uniqueName, uniqueNumber } from '../../support/unique.js';
 import { waitFor } from '../../support/wait.js';
 
 const postgres = (await storeTargets()).find((target) => target.name === 'postgres');
@@ -191,6 +192,34 @@ describe.skipIf(!postgres?.available)('the sandbox across two nodes (postgres)',
     expect(arrived(b, toB)).toEqual(toB);
     expect(arrived(a, toA)).toEqual(toA);
   }, 60_000);
+
+  it('a QR code shown by an instance on node 2 is scanned through node 1: node 2 links it, and it is reachable', async () => {
+    const name = uniqueName('fleet-c');
+    const number = uniqueNumber('4915');
+    const created = await two.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX', qrcode: true } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // Until the instance registry is synchronised across nodes, node 1 learns the new instance by reading it again.
+    await one.services.registry.load();
+    const scan = await one.api('POST', 'sandbox/scan', { body: { code: created.body.qrcode.code, number, profileName: 'Carol' } });
+    expect(scan.status, JSON.stringify(scan.body)).toBe(200);
+    expect(scan.body).toEqual({ instance: { instanceName: name, status: 'open', owner: `${number}@s.whatsapp.net` } });
+    const c: Party = { name, number, owner: scan.body.instance.owner };
+    expect(await openOn(two, c)).toBe(true);
+    expect(one.services.lifecycle.connectorOf(await idOf(one, c))).toBeUndefined();
+
+    const hook = await two.api('POST', `webhook/set/${name}`, { body: { webhook: { enabled: true, url: rx.url, events: [] } } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    await one.services.registry.load();
+    const keyId = await send(one, a, number, 'hello Carol');
+    await rx.waitFor(() => upserts(c, keyId).length > 0, 10_000);
+
+    // The same code again (now spent), and a code nobody shows: the 400 of one node.
+    for (const code of [created.body.qrcode.code, 'sbx_nobody_shows_this_code']) {
+      const again = await one.api('POST', 'sandbox/scan', { body: { code, number: uniqueNumber('4915') } });
+      expect(again.status, JSON.stringify(again.body)).toBe(400);
+      expect(again.body.response.message.join(' ')).toMatch(/code is unknown or expired/);
+    }
+  });
 
   it('a message to an instance live on no node is retried, and arrives once its connector starts', async () => {
     const bId = await idOf(two, b);
