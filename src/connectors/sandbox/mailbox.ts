@@ -1,6 +1,8 @@
 // The sandbox across the nodes of a fleet: which node has each sandbox instance live, and letters for those live elsewhere.
 import type { Logger } from '../../platform/logger.js';
+import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
+import type { Unit } from '../../platform/store/unit.js';
 import type { StoreSignals } from '../../platform/store/signals.js';
 import { letterOf, type Letter } from './letters.js';
 import type { LinkedParty } from './party.js';
@@ -176,4 +178,10 @@ export class SandboxMailbox {
     });
     return run;
   }
+}
+
+/** The letters and the live row of a deleted instance (a removal hook). */
+export async function removeMailOf(unit: Unit, instance: Instance): Promise<void> {
+  await unit.tx.deleteFrom('sandbox_mail').where('instance_id', '=', instance.id).execute();
+  await unit.tx.deleteFrom('sandbox_live').where('instance_id', '=', instance.id).execute();
 }

@@ -238,4 +238,18 @@ describe.skipIf(!postgres?.available)('the sandbox across two nodes (postgres)',
     await rx.waitFor(() => upserts(b, keyId).length > 0 && statuses(a, keyId).includes('DELIVERY_ACK'), 15_000);
     expect(upserts(b, keyId)).toHaveLength(1);
   }, 30_000);
+
+  it('deleting an instance removes its live row and the letters waiting for it', async () => {
+    const d = await sandboxParty(two, rx, 'fleet-d');
+    const dId = await idOf(two, d);
+    const db = one.services.store.db;
+    const live = () => db.selectFrom('sandbox_live').selectAll().where('instance_id', '=', dId).execute();
+    expect(await live()).toHaveLength(1);
+    // A letter left for it that no node took yet.
+    await db.insertInto('sandbox_mail').values({ instance_id: dId, kind: 'event', payload: '{"kind":"event"}', created_at: Date.now() }).execute();
+    const removed = await two.api('DELETE', `instance/delete/${d.name}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(await live()).toEqual([]);
+    expect(await db.selectFrom('sandbox_mail').selectAll().where('instance_id', '=', dId).execute()).toEqual([]);
+  });
 });
