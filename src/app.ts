@@ -9,7 +9,7 @@ import { registerRateLimit } from './platform/http/rate-limit.js';
 import { registerCors } from './platform/http/cors.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { lazyRequestLoggers } from './platform/http/request-logger.js';
-import { registerRequestIdHeader, requestIdOf } from './platform/http/request-id.js';
+import { registerRequestContext, registerRequestIdHeader, requestIdOf } from './platform/http/request-id.js';
 import { registerJsonBodyParser } from './platform/http/json-body.js';
 import { documentErrorAnswers } from './platform/http/openapi-errors.js';
 import { docsPageOptions, docsTitle } from './platform/http/docs-page.js';
@@ -28,6 +28,8 @@ import { defaultManagerRoot, managerPage } from './platform/http/manager-page.js
 import { activityRoutes } from './observability/activity.routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { clusterRoutes } from './platform/cluster/routes.js';
+import { registerLiveForwarding } from './platform/cluster/live-forwarding.js';
+import { OwnerDirectory } from './platform/cluster/owner-directory.js';
 import { version } from './platform/version.js';
 import { attachWebsocket } from './sinks/websocket/index.js';
 import type { SinkRoutesOptions } from './core/event-sink.js';
@@ -56,6 +58,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerJsonBodyParser(base);
   registerErrorHandling(base);
   registerRequestIdHeader(base);
+  registerRequestContext(base);
   registerCors(base, config.corsOrigin);
   base.addHook('onRequest', (_request, _reply, done) => {
     services.priority.noteRequest();
@@ -64,6 +67,21 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const callers = new ApiKeyCallers(services.globalApiKey, services.registry);
   await registerRateLimit(base, config, callers);
   registerAuth(base, callers, services.registry);
+  // A fleet (PostgreSQL): routes needing the live connection are served by the instance's owner node. SQLite: one node.
+  if (services.store.dialect === 'postgres') {
+    const forwarding = registerLiveForwarding(base, {
+      directory: new OwnerDirectory({ db: services.store.db, self: services.nodes.incarnation, deadAfterMs: config.nodeDeadAfterMs }),
+      self: services.nodes.incarnation,
+      // A dead owner's instances are taken over at the survivors' next beat: two beats and a margin.
+      moveWaitMs: 2 * config.nodeHeartbeatMs + 1000,
+      pollMs: Math.min(250, Math.max(25, Math.floor(config.nodeHeartbeatMs / 4))),
+      retryAfterSeconds: Math.max(1, Math.ceil((2 * config.nodeHeartbeatMs) / 1000)),
+      connectTimeoutMs: 2000,
+      answerTimeoutMs: config.mediaFetchTimeoutMs + config.mediaConvertTimeoutMs + config.waWeb.connectTimeoutMs + 30_000,
+      logger: services.logger,
+    });
+    base.addHook('onClose', () => forwarding.close());
+  }
   documentErrorAnswers(base);
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const websocket = attachWebsocket(base, services, { enabled: config.websocketEnabled, globalEvents: config.websocketGlobalEvents });

@@ -46,7 +46,7 @@ const emptyBodyWhenNone = async (request: FastifyRequest) => {
 const updated = { update: 'success' as const };
 
 export const groupRoutes: FastifyPluginAsyncTypebox<GroupRoutesOptions> = async (app, { groups }) => {
-  const instanceRoute = { config: { access: 'instance' as const } };
+  const instanceRoute = { config: { access: 'instance' as const, live: true } };
 
   app.post(
     '/group/create/:instance',

@@ -58,7 +58,8 @@ export const labelRoutes: FastifyPluginAsyncTypebox<LabelRoutesOptions> = async 
   app.post(
     '/label/handleLabel/:instance',
     {
-      ...instanceRoute,
+      // Labels the chat through the live connection: served by the node owning the instance.
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['label'],
         summary: 'Add a label to a chat, or remove it (announced as labels.association)',

@@ -14,6 +14,8 @@ export interface HistoryRoutesOptions {
 
 export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = async (app, { reads, marks }) => {
   const instanceRoute = { config: { access: 'instance' as const } };
+  // Archiving and marking unread go through the live connection: served by the node owning the instance.
+  const liveRoute = { config: { access: 'instance' as const, live: true } };
 
   app.post(
     '/chat/findMessages/:instance',
@@ -93,7 +95,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   app.post(
     '/chat/archiveChat/:instance',
     {
-      ...instanceRoute,
+      ...liveRoute,
       schema: {
         tags: ['chat'],
         summary: 'Archive or unarchive a chat',
@@ -111,7 +113,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<HistoryRoutesOptions> = as
   app.post(
     '/chat/markChatUnread/:instance',
     {
-      ...instanceRoute,
+      ...liveRoute,
       schema: {
         tags: ['chat'],
         summary: 'Mark a chat unread',

@@ -25,7 +25,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.post(
     '/chat/fetchProfilePictureUrl/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['profile'],
         summary: "An account's profile picture URL (null when there is none or it cannot be seen)",
@@ -40,7 +40,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.post(
     '/chat/fetchProfile/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['profile'],
         summary: "An account's profile (the own one without number)",
@@ -55,7 +55,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.post(
     '/chat/updateProfileName/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: { tags: ['profile'], summary: "Change the own profile's name", params: InstanceParams, body: NameBody, response: updated },
     },
     async (request) => {
@@ -67,7 +67,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.post(
     '/chat/updateProfileStatus/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: { tags: ['profile'], summary: 'Change the own "about" text', params: InstanceParams, body: StatusBody, response: updated },
     },
     async (request) => {
@@ -79,7 +79,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.post(
     '/chat/fetchBusinessProfile/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['profile'],
         summary: "An account's business profile (the own one without number)",
@@ -96,7 +96,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.post(
     '/chat/updateProfilePicture/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: { tags: ['profile'], summary: 'Change the own profile picture', params: InstanceParams, body: PictureBody, response: updated },
     },
     async (request) => {
@@ -108,7 +108,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.delete(
     '/chat/removeProfilePicture/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: { tags: ['profile'], summary: 'Remove the own profile picture', params: InstanceParams, response: updated },
     },
     async (request) => {
@@ -120,7 +120,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<ProfileRoutesOptions> = as
   app.get(
     '/chat/fetchPrivacySettings/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['profile'],
         summary: 'The privacy settings',

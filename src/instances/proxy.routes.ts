@@ -63,7 +63,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxies: Pick<ProxyService
   app.post(
     '/proxy/set/:instance',
     {
-      config: { access: 'instance' },
+      // A running connection reconnects through the new proxy: served by the node owning the instance.
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['proxy'],
         summary: "Set the instance's proxy (everything it sends out goes through it), or turn it off",

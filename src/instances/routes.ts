@@ -233,7 +233,8 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<InstanceRouteOptions> = a
     },
   );
 
-  const withInstance = { config: { access: 'instance' as const } };
+  // Every route of one instance here reaches its live connection: served by the node owning the instance.
+  const withInstance = { config: { access: 'instance' as const, live: true } };
 
   app.get(
     '/instance/connect/:instance',

@@ -80,7 +80,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
   app.post(
     '/chat/updatePrivacySettings/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Change privacy settings',
@@ -101,7 +101,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
   app.post(
     '/chat/sendPresence/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Show a presence (typing, recording…) in a chat for `delay` ms',
@@ -124,7 +124,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
   app.post(
     '/instance/setPresence/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['instance'],
         summary: "Set the account's own presence (online or offline) for everyone",
@@ -143,7 +143,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
   app.post(
     '/chat/whatsappNumbers/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Check which numbers have a WhatsApp account (one answer per number, in the order asked)',
@@ -158,7 +158,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
   app.post(
     '/chat/markMessageAsRead/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Mark received messages as read',

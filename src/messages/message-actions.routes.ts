@@ -83,7 +83,7 @@ export const messageActionRoutes: FastifyPluginAsyncTypebox<MessageActionRoutesO
   app.delete(
     '/chat/deleteMessageForEveryone/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Delete one of the own sent messages for everyone (JSON body)',
@@ -98,7 +98,7 @@ export const messageActionRoutes: FastifyPluginAsyncTypebox<MessageActionRoutesO
   app.post(
     '/chat/updateMessage/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Edit the text of one of the own text messages (within 15 minutes of sending it)',
@@ -117,7 +117,7 @@ export const messageActionRoutes: FastifyPluginAsyncTypebox<MessageActionRoutesO
   app.post(
     '/chat/updateBlockStatus/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: 'Block or unblock an account',
@@ -135,7 +135,7 @@ export const messageActionRoutes: FastifyPluginAsyncTypebox<MessageActionRoutesO
   app.post(
     '/chat/getBase64FromMediaMessage/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['chat'],
         summary: "A media message's file as base64 (the message given whole, or a stored one by its id)",

@@ -32,7 +32,7 @@ export interface SendRoutesOptions {
 }
 
 const route = <Body extends TSchema>(summary: string, body: Body, uploads = false) => ({
-  config: { access: 'instance' as const },
+  config: { access: 'instance' as const, live: true },
   schema: {
     tags: ['message'],
     summary,

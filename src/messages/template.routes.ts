@@ -11,7 +11,7 @@ export interface TemplateRoutesOptions {
 }
 
 export const templateRoutes: FastifyPluginAsyncTypebox<TemplateRoutesOptions> = async (app, { templates }) => {
-  const instanceRoute = { config: { access: 'instance' as const } };
+  const instanceRoute = { config: { access: 'instance' as const, live: true } };
 
   app.post(
     '/template/create/:instance',

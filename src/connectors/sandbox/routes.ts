@@ -64,7 +64,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
   app.post(
     '/sandbox/inject/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['sandbox'],
         summary: 'Simulate an incoming message from any number (for testing bots)',
@@ -92,7 +92,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
   app.post(
     '/sandbox/press/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['sandbox'],
         summary: 'Press a reply button of a buttons message the instance received (sends the answer to its sender)',
@@ -118,7 +118,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteOptions> = asy
   app.post(
     '/sandbox/label/:instance',
     {
-      config: { access: 'instance' },
+      config: { access: 'instance', live: true },
       schema: {
         tags: ['sandbox'],
         summary: 'Create, rename, recolour or delete a label of the sandbox account, as its phone would (announced as labels.edit)',

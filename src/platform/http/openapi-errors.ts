@@ -7,7 +7,7 @@ const answer = (description: string) => ({ ...ErrorEnvelope, description });
 /**
  * Adds to every documented /messenger route the errors it can answer, in the error envelope: 400 (a field and its
  * rule), 401/403 (the key) and 429 (its rate limit) unless the route is public, 404 for routes naming an instance, 413/415 for routes taking
- * a body; public routes are marked as needing no key. Must be registered before the routes.
+ * a body, 503 for routes served by the node owning the instance (`live`); public routes are marked as needing no key. Must be registered before the routes.
  */
 export function documentErrorAnswers(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -15,7 +15,7 @@ export function documentErrorAnswers(app: FastifyInstance): void {
     route.schema ??= {};
     const schema = route.schema as { hide?: boolean; security?: unknown[]; response?: Record<string, unknown>; body?: unknown };
     if (schema.hide) return;
-    const access = (route.config as { access?: string } | undefined)?.access;
+    const { access, live } = (route.config as { access?: string; live?: boolean } | undefined) ?? {};
     const errors: Record<string, unknown> = { 400: answer('The request is invalid: each message names the field and the rule') };
     if (access === 'public') {
       schema.security = [];
@@ -25,6 +25,11 @@ export function documentErrorAnswers(app: FastifyInstance): void {
       errors[429] = answer("Too many requests for this key (or, without a valid key, from this address): retry after the Retry-After header's seconds");
     }
     if (route.url.includes(':instance')) errors[404] = answer('No instance of that name');
+    if (live) {
+      errors[503] = answer(
+        "In a fleet, the node holding the instance's live connection cannot be reached or the instance is moving to another node: retry after the Retry-After header's seconds",
+      );
+    }
     if (schema.body) {
       errors[413] = answer('The body is larger than the limit (media: MEDIA_MAX_BYTES)');
       errors[415] = answer('The body is not application/json in UTF-8');

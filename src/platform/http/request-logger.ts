@@ -1,6 +1,7 @@
 // Request loggers made on first use: Fastify gives every request a child logger, and most requests never log.
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
+import { markRequestLogger } from '../logger.js';
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 /** A log method with its overloads set aside: the call is handed on to the real child as it came. */
@@ -20,7 +21,11 @@ class LazyRequestLogger implements FastifyBaseLogger {
   ) {}
 
   private logger(): FastifyBaseLogger {
-    this.made ??= this.parent.child(this.bindings, this.options);
+    if (this.made === undefined) {
+      this.made = this.parent.child(this.bindings, this.options);
+      // Its bindings hold reqId: the logger's mixin (which adds the id to service lines) leaves its lines alone.
+      markRequestLogger(this.made);
+    }
     return this.made;
   }
 
