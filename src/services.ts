@@ -167,7 +167,7 @@ export function createServices({
   const sinks = new SinkConfigs(store.db, store.signals);
   const metrics = new Metrics(store.db);
   // Only read here, so the server URL it would put into upload answers is never used.
-  const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '');
+  const sandboxMedia = new SandboxMediaStore(config.dataDir, () => '', store.dialect === 'postgres' ? store.db : undefined);
   const nodes = new NodeRegistry({
     db: store.db,
     nodeId: config.nodeId,
@@ -280,6 +280,7 @@ export function createServices({
         host: connectorHost,
         instances: { all: () => registry.all(), byId: (id) => registry.byInstanceId(id), byOwnerJid: (jid) => registry.byOwnerJid(jid) },
         secretsKey,
+        fleet: { signals: store.signals, incarnation: nodes.incarnation, shared: store.dialect === 'postgres' },
         onRemove: (hook) => removal.onRemove(hook),
       }),
     ),

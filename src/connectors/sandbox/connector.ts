@@ -45,6 +45,10 @@ export interface NetworkSide {
   attach(connector: SandboxConnector): void;
   /** Unregisters it (on stop and logout) when it is still the live one. */
   detach(connector: SandboxConnector): void;
+  /** The instance went open here (linked and live): the other nodes of a fleet learn it, and letters for it come. */
+  opened(party: LinkedParty): Promise<void>;
+  /** The instance's connector here closed (after being open). */
+  closed(instanceId: string): Promise<void>;
   send(sender: LinkedParty, message: OutboundMessage): Promise<void>;
   markRead(readerId: string, keys: { remoteJid: string; keyId: string }[]): Promise<void>;
   sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void>;
@@ -351,6 +355,8 @@ export class SandboxConnector implements Connector {
     });
     // As WhatsApp's first sync after connecting: the account's labels as they are (stored, nothing announced).
     await this.network.host.labelChanged(this.instanceId, { kind: 'sync', labels: await this.network.labels.all(this.instanceId) });
+    const party = this.linked();
+    if (party && this.owner === session) await this.network.opened(party);
   }
 
   private async beginQr(epoch: number): Promise<void> {
@@ -407,6 +413,9 @@ export class SandboxConnector implements Connector {
   }
 
   private shutDown(): void {
+    if (this.status === 'open') {
+      this.network.closed(this.instanceId).catch((error: unknown) => this.logger.warn({ err: error }, 'sandbox instance not marked closed in the store'));
+    }
     this.epoch++;
     this.endQr();
     this.running = false;

@@ -1,5 +1,7 @@
-// The sandbox's groups in the store, read into memory once, so routing a group message asks no query.
+// The sandbox's groups in the store, read into memory once (again when another node changed them), so routing a group
+// message asks no query.
 import type { Db } from '../../platform/store/db.js';
+import { sharedCache, type FleetSignals } from './shared-cache.js';
 import type { Database } from '../../platform/store/schema.js';
 
 export type MemberRole = 'superadmin' | 'admin' | 'member';
@@ -73,8 +75,20 @@ function groupOf(row: GroupRow): SandboxGroup {
 export class SandboxGroupStore {
   private byJid: Map<string, SandboxGroup> | null = null;
   private loading: Promise<Map<string, SandboxGroup>> | null = null;
+  /** Raised when another node changed the groups: a read begun before that is not kept. */
+  private generation = 0;
+  private readonly changed: () => Promise<void>;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    fleet?: FleetSignals,
+  ) {
+    this.changed = sharedCache(fleet, 'sandbox-groups', () => {
+      this.generation++;
+      this.byJid = null;
+      this.loading = null;
+    });
+  }
 
   /** Every group, read from the store on first use. */
   async groups(): Promise<Map<string, SandboxGroup>> {
@@ -107,12 +121,14 @@ export class SandboxGroupStore {
       if (members.length > 0) await tx.insertInto('sandbox_group_members').values(members).execute();
     });
     groups.set(group.jid, group);
+    await this.changed();
   }
 
   /** Writes the group's info (subject, description, picture, settings, invite code) as it is now. */
   async saveInfo(group: SandboxGroup): Promise<void> {
     const { jid: _jid, ...row } = rowOf(group);
     await this.db.updateTable('sandbox_groups').set(row).where('jid', '=', group.jid).execute();
+    await this.changed();
   }
 
   /** Sets members' roles (adding those not yet members) and removes `removed`, in one transaction. */
@@ -132,15 +148,17 @@ export class SandboxGroupStore {
     });
     for (const { jid, role } of changed) group.members.set(jid, role);
     for (const jid of removed) group.members.delete(jid);
+    await this.changed();
   }
 
   private async load(): Promise<Map<string, SandboxGroup>> {
+    const generation = this.generation;
     const rows = await this.db.selectFrom('sandbox_groups').selectAll().execute();
     const members = await this.db.selectFrom('sandbox_group_members').selectAll().orderBy('added_at').orderBy('jid').execute();
     const map = new Map<string, SandboxGroup>();
     for (const row of rows) map.set(row.jid, groupOf(row));
     for (const member of members) map.get(member.group_jid)?.members.set(member.jid, member.role);
-    this.byJid = map;
+    if (generation === this.generation) this.byJid = map;
     return map;
   }
 }

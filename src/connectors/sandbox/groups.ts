@@ -19,13 +19,14 @@ import { accountForms, isLidAddress, parseUserAddress, sandboxLid } from './addr
 import type { MemberRole, SandboxGroup, SandboxGroupStore } from './group-store.js';
 import type { SandboxPictureStore } from './picture-store.js';
 import type { InstanceLookup, LinkedParty } from './router.js';
+import type { SandboxDelivery } from './delivery.js';
 
 export interface SandboxGroupsDeps {
   store: SandboxGroupStore;
   host: ConnectorHost;
   lookup: InstanceLookup;
-  /** The instance as a party when its connector is live and linked on this node, else null. */
-  linked: (instanceId: string) => LinkedParty | null;
+  /** Hands things to member instances: here when live here, by letter when live on another node of the fleet. */
+  delivery: SandboxDelivery;
   pictures: Pick<SandboxPictureStore, 'save' | 'remove' | 'urlOf'>;
   /** The phone address of a sandbox account's @lid one, null when no account has it. */
   phoneOfLid: (lid: string) => string | null;
@@ -273,8 +274,9 @@ export class SandboxGroups {
   }
 
   /**
-   * A message to a group: every other member that is a live sandbox instance receives it with the sender as
-   * `participant`; the sender gets DELIVERY_ACK once one did. A group that does not let the sender write refuses it.
+   * A message to a group: every other member that is a live sandbox instance (on this node or another) receives it
+   * with the sender as `participant`; the sender gets DELIVERY_ACK once one did. A group that does not let the sender
+   * write refuses it.
    */
   async deliver(sender: LinkedParty, message: OutboundMessage): Promise<void> {
     const refusal = await this.refusalFor(sender, message.remoteJid);
@@ -293,17 +295,13 @@ export class SandboxGroups {
       content,
       timestamp: nowSeconds(),
     };
-    const reports: Promise<void>[] = [];
-    let delivered = 0;
-    for (const instanceId of this.instancesOf([...group.members.keys()], sender.instanceId)) {
-      if (this.deps.linked(instanceId) === null) continue;
-      delivered++;
+    // Handed to every member before anything awaits (the messages of one batch keep their order).
+    const handed = this.instancesOf([...group.members.keys()], sender.instanceId).map((instanceId) => {
       // An instance that ignores groups has the message (its phone does) but reports nothing, as upstream.
-      if (this.deps.lookup.byId(instanceId)?.settings.groupsIgnore) continue;
-      reports.push(this.deps.host.messageReceived(instanceId, structuredClone(inbound)));
-    }
-    if (delivered > 0) reports.push(this.deps.host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'));
-    await Promise.all(reports);
+      const ignores = this.deps.lookup.byId(instanceId)?.settings.groupsIgnore;
+      return this.deps.delivery.hand(instanceId, ignores ? null : { kind: 'received', message: structuredClone(inbound) }, 'skip');
+    });
+    if ((await Promise.all(handed)).some(Boolean)) await this.deps.host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -394,7 +392,7 @@ export class SandboxGroups {
       const instance = this.deps.lookup.byId(instanceId);
       // As upstream: an instance that ignores groups gets no group events.
       if (!instance || instance.settings.groupsIgnore) continue;
-      await this.deps.host.eventOccurred(instanceId, event, data);
+      await this.deps.delivery.hand(instanceId, { kind: 'event', event, data }, 'host');
     }
   }
 

@@ -7,6 +7,7 @@ import { removeCodesOf } from './codes.js';
 import { removeBlocksOf } from './blocks.js';
 import { removeSandboxLabelsOf } from './labels.js';
 import { SandboxNetwork } from './network.js';
+import { removeMailOf } from './mailbox.js';
 import { sandboxRoutes } from './routes.js';
 
 const name = 'SANDBOX';
@@ -18,6 +19,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
     config,
     host: deps.host,
     logger: deps.logger,
+    fleet: deps.fleet,
     lookup: {
       byId: (id) => instances.byId(id),
       byOwnerJid: (jid) => {
@@ -35,6 +37,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
   deps.onRemove(removeCodesOf);
   deps.onRemove(removeBlocksOf);
   deps.onRemove(removeSandboxLabelsOf);
+  deps.onRemove(removeMailOf);
   return {
     name,
     label: 'Sandbox',

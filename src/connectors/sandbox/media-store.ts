@@ -1,4 +1,5 @@
-// The sandbox "CDN": encrypted media uploaded by senders, kept as files under DATA_DIR for recipients to fetch.
+// The sandbox "CDN": encrypted media uploaded by senders, kept as files (DATA_DIR, or the shared store) for recipients.
+import type { Db } from '../../platform/store/db.js';
 import { NamedFiles } from './named-files.js';
 
 export interface UploadedMedia {
@@ -13,8 +14,10 @@ export class SandboxMediaStore {
   constructor(
     dataDir: string,
     private readonly serverUrl: () => string,
+    /** The store, when nodes of a fleet share it: the files are kept there (see NamedFiles). */
+    shared?: Db,
   ) {
-    this.files = new NamedFiles(dataDir, 'sandbox-media', 'enc');
+    this.files = new NamedFiles(dataDir, 'sandbox-media', 'enc', shared);
   }
 
   async upload(encrypted: Buffer): Promise<UploadedMedia> {

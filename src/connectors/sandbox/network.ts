@@ -22,6 +22,11 @@ import { SandboxLabels, type LabelEdit } from './labels.js';
 import { downloadSandboxMedia } from './media-download.js';
 import { SandboxGroupStore } from './group-store.js';
 import { SandboxGroups } from './groups.js';
+import { LocalSignals, type StoreSignals } from '../../platform/store/signals.js';
+import { SandboxMailbox } from './mailbox.js';
+import { SandboxDelivery } from './delivery.js';
+import { handToHost } from './letters.js';
+import { RemoteScans } from './remote-scan.js';
 
 export interface SandboxNetworkDeps {
   db: Db;
@@ -29,6 +34,14 @@ export interface SandboxNetworkDeps {
   host: ConnectorHost;
   lookup: InstanceLookup;
   logger: Logger;
+  /** The fleet's side of the store (PostgreSQL: several nodes; SQLite: this one only); none: this process alone. */
+  fleet?: {
+    signals: StoreSignals;
+    /** This node's incarnation. */
+    incarnation: string;
+    /** Whether other nodes may share the store. */
+    shared: boolean;
+  };
 }
 
 export interface LinkResult {
@@ -47,6 +60,8 @@ export interface InjectResult {
 
 const CODE_PROBLEM = 'code is unknown or expired; fetch a fresh QR code with GET /messenger/instance/connect/{instance}';
 const maxProfileNameLength = 100;
+/** How long a scan waits for the node of a fleet that shows the code to link its instance. */
+const remoteScanTimeoutMs = 5_000;
 /** Generated numbers collide only by chance (10 random digits); a few draws always suffice. */
 const numberDraws = 20;
 
@@ -59,27 +74,56 @@ export class SandboxNetwork {
   private readonly blocks: SandboxBlocks;
   private readonly labels: SandboxLabels;
   private readonly side: NetworkSide;
+  private readonly mailbox: SandboxMailbox;
+  /** Scans of codes shown on other nodes (a fleet only). */
+  private readonly remoteScans: RemoteScans | null;
   /** Scans and auto-links run one at a time, so "is this number free" and "link it" cannot interleave. */
   private linking: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: SandboxNetworkDeps) {
     const { config, host, lookup, logger } = deps;
     this.codes = new LinkCodes(deps.db);
-    this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl);
-    this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl);
-    this.blocks = new SandboxBlocks(deps.db);
+    // Several nodes sharing the store each have a DATA_DIR of their own: the files are kept in the store then.
+    const sharedFiles = deps.fleet?.shared ? deps.db : undefined;
+    this.media = new SandboxMediaStore(config.dataDir, () => config.serverUrl, sharedFiles);
+    this.pictures = new SandboxPictureStore(config.dataDir, () => config.serverUrl, sharedFiles);
+    const fleet = deps.fleet ?? { signals: new LocalSignals(), incarnation: 'this-process', shared: false };
+    // What other nodes change (blocks, groups) is re-read here when they say so.
+    const shared = { signals: fleet.signals, incarnation: fleet.incarnation, enabled: fleet.shared };
+    this.blocks = new SandboxBlocks(deps.db, shared);
     this.labels = new SandboxLabels(deps.db);
-    const linked = (id: string) => this.live.get(id)?.linked() ?? null;
+    const isLocal = (id: string) => (this.live.get(id)?.linked() ?? null) !== null;
+    this.mailbox = new SandboxMailbox({
+      db: deps.db,
+      signals: fleet.signals,
+      incarnation: fleet.incarnation,
+      deadAfterMs: config.nodeDeadAfterMs,
+      fleet: fleet.shared,
+      isLocal,
+      localIds: () => this.linkedParties().map((party) => party.instanceId),
+      deliver: (instanceId, letter) => handToHost(host, instanceId, letter),
+      logger,
+    });
+    const delivery = new SandboxDelivery(host, this.mailbox, isLocal);
+    this.remoteScans = fleet.shared
+      ? new RemoteScans({
+          signals: fleet.signals,
+          incarnation: fleet.incarnation,
+          timeoutMs: remoteScanTimeoutMs,
+          scanHere: (code, number, profileName) => this.scanHere(code, number, profileName, 'null'),
+          unanswered: () => invalidInput(CODE_PROBLEM),
+        })
+      : null;
     const groups = new SandboxGroups({
-      store: new SandboxGroupStore(deps.db),
+      store: new SandboxGroupStore(deps.db, shared),
       host,
       lookup,
-      linked,
+      delivery,
       pictures: this.pictures,
       phoneOfLid: (lid) => this.router.alternateAddress(lid),
       logger,
     });
-    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, groups, linked });
+    this.router = new SandboxRouter({ host, lookup, logger, blocks: this.blocks, groups, delivery });
     if (qrColour(config.qrcodeColor) !== config.qrcodeColor) {
       logger.warn({ qrcodeColor: config.qrcodeColor }, 'QRCODE_COLOR is not a hex colour; using the default');
     }
@@ -95,7 +139,10 @@ export class SandboxNetwork {
       send: (sender, message) => this.router.send(sender, message),
       markRead: (readerId, keys) => this.router.markRead(readerId, keys),
       sendPresence: (sender, chatJid, presence) => this.router.sendPresence(sender, chatJid, presence),
-      setOwnPresence: (sender, presence) => this.router.setOwnPresence(sender, presence, this.linkedParties()),
+      setOwnPresence: async (sender, presence) =>
+        this.router.setOwnPresence(sender, presence, [...this.linkedParties(), ...(await this.mailbox.partiesElsewhere())]),
+      opened: (party) => this.mailbox.announce(party),
+      closed: (instanceId) => this.mailbox.withdraw(instanceId),
       onWhatsApp: async (requests) => this.router.onWhatsApp(requests),
       alternateAddress: (jid) => this.router.alternateAddress(jid),
       uploadMedia: (encrypted, kind) => this.uploadMedia(encrypted, kind),
@@ -122,12 +169,26 @@ export class SandboxNetwork {
   }
 
   /** What a phone scanning the QR code does: links the instance showing `code` to `number`. */
-  scan(code: string, number: string, profileName?: string): Promise<LinkResult> {
+  async scan(code: string, number: string, profileName?: string): Promise<LinkResult> {
+    const valid = typeof code === 'string' && code.trim() !== '' ? await this.codes.findValid(code.trim(), Date.now()) : null;
+    // A code of an instance whose connector is not live here may be shown by another node of the fleet: that one links.
+    if (valid && !this.live.has(valid.instanceId) && this.remoteScans) return this.remoteScans.scan(valid.code, number, profileName);
+    return (await this.scanHere(code, number, profileName, 'answer')) as LinkResult;
+  }
+
+  /**
+   * Links the instance showing `code` when its connector is live here. Otherwise a 400, or with `whenNotHere: 'null'`
+   * (asked by another node, which answers the 400 itself if no node links) null.
+   */
+  private scanHere(code: string, number: string, profileName: string | undefined, whenNotHere: 'answer' | 'null'): Promise<LinkResult | null> {
     return this.serialized(async () => {
       const row = typeof code === 'string' && code.trim() !== '' ? await this.codes.findValid(code.trim(), Date.now()) : null;
       const connector = row ? this.live.get(row.instanceId) : undefined;
       // Only the code the instance shows right now links it (a stale row can't, nor one of a stopped instance).
-      if (!row || !connector || connector.qr()?.code !== row.code) throw invalidInput(CODE_PROBLEM);
+      if (!row || !connector || connector.qr()?.code !== row.code) {
+        if (whenNotHere === 'null') return null;
+        throw invalidInput(CODE_PROBLEM);
+      }
       const ownerJid = this.freeAddress(number, row.instanceId);
       const instance = this.deps.lookup.byId(row.instanceId);
       const session: SandboxSession = { ownerJid, profileName: profileNameOf(profileName, instance?.name ?? ownerJid.split('@')[0]) };

@@ -1,4 +1,5 @@
-// Profile pictures of sandbox accounts: JPEG files under DATA_DIR, served at a public URL as WhatsApp's picture host does.
+// Profile pictures of sandbox accounts: JPEG files (DATA_DIR, or the shared store), served at a public URL as WhatsApp's picture host does.
+import type { Db } from '../../platform/store/db.js';
 import { NamedFiles } from './named-files.js';
 
 export class SandboxPictureStore {
@@ -8,8 +9,10 @@ export class SandboxPictureStore {
   constructor(
     dataDir: string,
     private readonly serverUrl: () => string,
+    /** The store, when nodes of a fleet share it: the files are kept there (see NamedFiles). */
+    shared?: Db,
   ) {
-    this.files = new NamedFiles(dataDir, 'sandbox-pictures', 'jpg');
+    this.files = new NamedFiles(dataDir, 'sandbox-pictures', 'jpg', shared);
   }
 
   /** Keeps the JPEG and answers its file name (a new one per picture, so an old URL never shows the new picture). */

@@ -5,6 +5,7 @@ import {
   TransientConnectorError,
   type ConnectorHost,
   type InboundMessage,
+  type MessageChange,
   type MessageKeyRef,
   type NumberCheck,
   type OutboundMessage,
@@ -14,13 +15,10 @@ import {
 import { accountForms, isLidAddress, lidWithoutDevice, parseUserAddress, sandboxLid, STATUS_BROADCAST } from './addresses.js';
 import { sendsReadReceipts } from './privacy.js';
 import type { SandboxBlocks } from './blocks.js';
+import type { SandboxDelivery } from './delivery.js';
+import type { LinkedParty } from './party.js';
 
-/** A sandbox instance that is live and linked: who it is on the network. */
-export interface LinkedParty {
-  instanceId: string;
-  ownerJid: string;
-  profileName: string;
-}
+export type { LinkedParty } from './party.js';
 
 /** How the network finds instances (the core's registry). */
 export interface InstanceLookup {
@@ -34,8 +32,8 @@ export interface InstanceLookup {
 export interface RouterDeps {
   host: ConnectorHost;
   lookup: InstanceLookup;
-  /** The instance as a party when its connector is live and linked on this node, else null. */
-  linked: (instanceId: string) => LinkedParty | null;
+  /** Hands things to instances: here when live here, by letter when live on another node of the fleet. */
+  delivery: SandboxDelivery;
   /** Who blocked whom: a blocked sender's messages stop at the server. */
   blocks: SandboxBlocks;
   /** Group messages go to the group's members. */
@@ -45,11 +43,6 @@ export interface RouterDeps {
 
 /** A change of a sent message as it travels: deleted for everyone, or its content replaced. */
 export type SentChange = { kind: 'revoke' } | { kind: 'edit'; content: Record<string, unknown>; timestampMs: number };
-
-interface Recipient {
-  instance: Instance;
-  party: LinkedParty;
-}
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -70,29 +63,36 @@ export class SandboxRouter {
       await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
       return;
     }
-    const target = to === null ? null : this.recipient(to);
-    if (!target) {
-      // The account of a sandbox instance that is not running right now (the service is starting, or it stopped):
-      // as a phone that is off, it gets the message later; the send is retried rather than acknowledged into the void.
-      const offline = to === null ? undefined : this.accountOf(to);
-      if (offline) throw new TransientConnectorError(`sandbox instance ${offline.name} (${to}) is not running right now`);
+    const target = to === null ? undefined : this.accountOf(to);
+    if (!target?.ownerJid) {
       this.debug(sender, { keyId: message.keyId }, 'sandbox message to a number without a linked instance');
       return;
     }
-    if (await this.deps.blocks.blocked(target.instance.id, accountForms(sender.ownerJid))) {
+    if (await this.deps.blocks.blocked(target.id, accountForms(sender.ownerJid))) {
       // As WhatsApp: the server takes the message (SERVER_ACK) and never hands it to an account that blocked its sender.
       this.debug(sender, { keyId: message.keyId }, 'sandbox message not delivered: the recipient blocked the sender');
       return;
     }
-    // The recipient's copy and the receipts are reported at once, in this order (before anything awaits, so the
-    // messages of one batch keep their order); the core records reports of a turn of the event loop together.
-    const reports = [
-      host.messageReceived(target.party.instanceId, this.inbound(sender, message, sender.ownerJid, null, target.party.ownerJid)),
-      host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK'),
-    ];
-    if (target.instance.settings.readMessages) reports.push(this.readBy(target.instance, sender.instanceId, [message.keyId]));
-    await Promise.all(reports);
-    this.debug(sender, { keyId: message.keyId, to: target.instance.name }, 'sandbox message delivered');
+    const received = { kind: 'received' as const, message: this.inbound(sender, message, sender.ownerJid, null, target.ownerJid) };
+    const { delivery } = this.deps;
+    if (delivery.handsHere(target.id)) {
+      // Live here: the recipient's copy and the receipts are reported at once, in this order (before anything awaits,
+      // so the messages of one batch keep their order); the core records reports of a turn of the event loop together.
+      const reports = [delivery.hand(target.id, received, 'refuse'), host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK')];
+      if (target.settings.readMessages) reports.push(this.readBy(target, sender.instanceId, [message.keyId]));
+      await Promise.all(reports);
+    } else {
+      // Live on another node (a letter, handed over there in order), or on none.
+      if (!(await delivery.hand(target.id, received, 'refuse'))) {
+        // The account of a sandbox instance that is not running right now on any node (the service is starting, or
+        // it stopped): as a phone that is off, it gets the message later; the send is retried rather than
+        // acknowledged into the void.
+        throw new TransientConnectorError(`sandbox instance ${target.name} (${to}) is not running right now`);
+      }
+      await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
+      if (target.settings.readMessages) await this.readBy(target, sender.instanceId, [message.keyId]);
+    }
+    this.debug(sender, { keyId: message.keyId, to: target.name }, 'sandbox message delivered');
   }
 
   /**
@@ -103,13 +103,12 @@ export class SandboxRouter {
   async change(sender: LinkedParty, target: MessageKeyRef, change: SentChange): Promise<void> {
     const to = this.phoneAddress(target.remoteJid);
     if (to === null || accountForms(to).includes(sender.ownerJid)) return;
-    const recipient = this.recipient(to);
-    if (!recipient || (await this.deps.blocks.blocked(recipient.instance.id, accountForms(sender.ownerJid)))) return;
+    const recipient = this.accountOf(to);
+    if (!recipient || (await this.deps.blocks.blocked(recipient.id, accountForms(sender.ownerJid)))) return;
     const key: MessageKeyRef = { remoteJid: sender.ownerJid, remoteJidAlt: sandboxLid(sender.ownerJid), fromMe: false, id: target.id };
-    await this.deps.host.messageChanged(
-      recipient.party.instanceId,
-      change.kind === 'revoke' ? { kind: 'revoke', key } : { kind: 'edit', key, content: change.content, timestampMs: change.timestampMs },
-    );
+    const changed: MessageChange =
+      change.kind === 'revoke' ? { kind: 'revoke', key } : { kind: 'edit', key, content: change.content, timestampMs: change.timestampMs };
+    await this.deps.delivery.hand(recipient.id, { kind: 'changed', change: changed }, 'skip');
   }
 
   /** The reader read `keys`; each sender that is a sandbox instance gets READ unless the reader hides reads. */
@@ -126,22 +125,25 @@ export class SandboxRouter {
               .map((a) => this.deps.lookup.byOwnerJid(a))
               .find(Boolean);
       if (!sender || sender.id === readerId) continue;
-      await this.deps.host.messageStatus(sender.id, key.keyId, 'READ');
+      await this.deps.delivery.hand(sender.id, { kind: 'status', keyId: key.keyId, status: 'READ' }, 'host');
     }
   }
 
   async sendPresence(sender: LinkedParty, chatJid: string, presence: Presence): Promise<void> {
     const to = this.phoneAddress(chatJid);
-    const target = to === null || to === sender.ownerJid ? null : this.recipient(to);
+    const target = to === null || accountForms(to).includes(sender.ownerJid) ? undefined : this.accountOf(to);
     if (!target) return;
-    await this.deps.host.presenceReceived(target.party.instanceId, sender.ownerJid, sender.ownerJid, presence);
+    await this.deps.delivery.hand(target.id, { kind: 'presence', chatJid: sender.ownerJid, senderJid: sender.ownerJid, presence }, 'skip');
   }
 
-  /** The sender's own presence (online or offline), shown to every other live linked instance, as in their chat with it. */
+  /**
+   * The sender's own presence (online or offline), shown to every other live linked instance (on this node or
+   * another), as in their chat with it.
+   */
   async setOwnPresence(sender: LinkedParty, presence: OwnPresence, audience: LinkedParty[]): Promise<void> {
     for (const party of audience) {
       if (party.instanceId === sender.instanceId || party.ownerJid === sender.ownerJid) continue;
-      await this.deps.host.presenceReceived(party.instanceId, sender.ownerJid, sender.ownerJid, presence);
+      await this.deps.delivery.hand(party.instanceId, { kind: 'presence', chatJid: sender.ownerJid, senderJid: sender.ownerJid, presence }, 'skip');
     }
   }
 
@@ -183,15 +185,15 @@ export class SandboxRouter {
     }
     const viewers: Instance[] = [];
     for (const address of audience) {
-      const target = this.recipient(address);
+      const target = this.accountOf(address);
       if (!target) continue;
       // A viewer with readStatus off ignores statuses (no event), as the WhatsApp connectors do; its phone still
-      // acknowledges the delivery.
-      const viewer = this.deps.lookup.byId(target.instance.id) ?? target.instance;
-      if (viewer.settings.readStatus) {
-        await host.messageReceived(target.party.instanceId, this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid));
-      }
-      viewers.push(target.instance);
+      // acknowledges the delivery (when it is live somewhere).
+      const viewer = this.deps.lookup.byId(target.id) ?? target;
+      const letter = viewer.settings.readStatus
+        ? { kind: 'received' as const, message: this.inbound(sender, message, STATUS_BROADCAST, sender.ownerJid) }
+        : null;
+      if (await this.deps.delivery.hand(target.id, letter, 'skip')) viewers.push(target);
     }
     if (viewers.length === 0) return;
     await host.messageStatus(sender.instanceId, message.keyId, 'DELIVERY_ACK');
@@ -206,24 +208,13 @@ export class SandboxRouter {
     for (const keyId of keyIds) await this.deps.host.messageStatus(senderId, keyId, 'READ');
   }
 
-  /** The linked instance owning `address` (or another spelling of the same account), when its connector is live. */
-  /** The sandbox instance whose account this is, running or not. */
+  /** The sandbox instance whose account this is (by any spelling of it), running or not. */
   private accountOf(address: string): Instance | undefined {
     for (const candidate of accountForms(address)) {
       const instance = this.deps.lookup.byOwnerJid(candidate);
       if (instance) return instance;
     }
     return undefined;
-  }
-
-  private recipient(address: string): Recipient | null {
-    for (const candidate of accountForms(address)) {
-      const instance = this.deps.lookup.byOwnerJid(candidate);
-      if (!instance) continue;
-      const party = this.deps.linked(instance.id);
-      if (party && party.ownerJid === candidate) return { instance, party };
-    }
-    return null;
   }
 
   private inbound(sender: LinkedParty, message: OutboundMessage, remoteJid: string, participant: string | null, recipientJid?: string): InboundMessage {

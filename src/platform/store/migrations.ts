@@ -477,6 +477,44 @@ const jobLeases: Migration = {
   },
 };
 
+/**
+ * The sandbox across the nodes of a fleet: which node has each sandbox instance live (`sandbox_live`, one row per
+ * instance, written by the node whose connector is open), and the letters waiting for a sandbox instance live on
+ * another node (`sandbox_mail`: messages, receipts, presence, changes, group events), taken in order by that node;
+ * sandbox media and pictures kept in the store (`sandbox_files`), as each node has a DATA_DIR of its own.
+ */
+function sandboxMail(dialect: Dialect): Migration {
+  const idColumn = (builder: ColumnDefinitionBuilder) => (dialect === 'postgres' ? builder.primaryKey() : builder.primaryKey().autoIncrement());
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('sandbox_live')
+        .addColumn('instance_id', 'text', (c) => c.primaryKey())
+        .addColumn('incarnation', 'text', (c) => c.notNull())
+        .addColumn('owner_jid', 'text', (c) => c.notNull())
+        .addColumn('profile_name', 'text', (c) => c.notNull())
+        .addColumn('since', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('sandbox_mail')
+        .addColumn('id', serial(dialect), idColumn)
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sandbox_mail_instance').on('sandbox_mail').columns(['instance_id', 'id']).execute();
+      // Sandbox media and profile pictures when nodes share the store (each node's DATA_DIR is its own).
+      await db.schema
+        .createTable('sandbox_files')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('data', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
 class ListProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -499,6 +537,7 @@ class ListProvider implements MigrationProvider {
       '0019_nodes': nodes,
       '0020_instance_owners': instanceOwners,
       '0021_job_leases': jobLeases,
+      '0022_sandbox_mail': sandboxMail(this.dialect),
     };
   }
 }

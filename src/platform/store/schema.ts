@@ -171,6 +171,31 @@ interface SandboxCodesTable {
   created_at: number;
 }
 
+/** A sandbox instance live (connector open) on a node: who it is on the network, and which incarnation has it. */
+interface SandboxLiveTable {
+  instance_id: string;
+  incarnation: string;
+  owner_jid: string;
+  profile_name: string;
+  since: number;
+}
+
+/** A letter for a sandbox instance live on another node; `payload` is JSON (see connectors/sandbox/mailbox.ts). */
+interface SandboxMailTable {
+  id: Generated<number>;
+  instance_id: string;
+  kind: string;
+  payload: string;
+  created_at: number;
+}
+
+/** A sandbox media file or profile picture kept in the store (nodes sharing it); `name` is `<folder>/<file name>`. */
+interface SandboxFilesTable {
+  name: string;
+  data: Buffer;
+  created_at: number;
+}
+
 interface SessionKeysTable {
   instance_id: string;
   type: string;
@@ -312,6 +337,9 @@ export interface Database {
   job_leases: JobLeasesTable;
   sessions: SessionsTable;
   sandbox_codes: SandboxCodesTable;
+  sandbox_live: SandboxLiveTable;
+  sandbox_mail: SandboxMailTable;
+  sandbox_files: SandboxFilesTable;
   session_keys: SessionKeysTable;
   media_blobs: MediaBlobsTable;
   broker_cursors: BrokerCursorsTable;
