@@ -457,7 +457,9 @@ export async function attachSocket(fleet: ProcessFleet, i: number, instance: str
   return {
     events,
     connected: () => socket.connected,
-    close: () => socket.close(),
+    close: (): void => {
+      socket.close();
+    },
   };
 }
 
@@ -623,4 +625,44 @@ export function sampleOwnership(fleet: ProcessFleet, { intervalMs = 100, cluster
 /** Node `i`'s incarnation (what it writes as owner and claimant). */
 export async function incarnationOf(fleet: ProcessFleet, i: number): Promise<string> {
   return String((await fleet.cluster(i)).self.incarnation);
+}
+
+/** Which node (index) owns each instance id right now, by `instance_owners` and the owners' NODE_ID (-1: none). */
+export async function ownersNow(fleet: ProcessFleet): Promise<Map<string, number>> {
+  const rows = await fleet.query<{ instance_id: string; node_id: string | null }>(
+    'select o.instance_id, n.node_id from instance_owners o left join nodes n on n.incarnation = o.owner and n.stopped_at is null',
+  );
+  const indexOf = new Map(fleet.nodes.map((node) => [node.nodeId, node.index]));
+  return new Map(rows.map((row) => [row.instance_id, row.node_id === null ? -1 : (indexOf.get(row.node_id) ?? -1)]));
+}
+
+/**
+ * Waits until every instance is owned by one of `nodes` (by `instance_owners`) and each of `nodes` answers it `open`;
+ * answers how long that took. The failure names every instance that is not there yet, and the nodes' last lines.
+ */
+export async function waitAllOpen(fleet: ProcessFleet, instances: LinkedInstance[], nodes: number[], timeoutMs: number): Promise<number> {
+  const startedAt = Date.now();
+  let lagging: string[] = [];
+  await waitFor(
+    async () => {
+      const owners = await ownersNow(fleet);
+      lagging = [];
+      for (const instance of instances) {
+        const owner = owners.get(instance.id);
+        if (owner === undefined || !nodes.includes(owner))
+          lagging.push(`${instance.name}: owned by node ${owner === undefined || owner < 0 ? 'none' : owner + 1}`);
+      }
+      if (lagging.length > 0) return false;
+      for (const instance of instances) {
+        for (const i of nodes) {
+          const state = await connectionState(fleet, i, instance.name);
+          if (state !== 'open') lagging.push(`${instance.name}: node ${i + 1} answers ${state}`);
+        }
+      }
+      return lagging.length === 0;
+    },
+    timeoutMs,
+    { intervalMs: 200, what: () => `every instance open on nodes ${nodes.map((i) => i + 1).join(', ')} (not yet: ${lagging.join('; ')})\n${fleet.logs()}` },
+  );
+  return Date.now() - startedAt;
 }
