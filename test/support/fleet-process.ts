@@ -354,7 +354,7 @@ export interface AcceptedSend {
   at: number;
 }
 
-export interface LoadReport {
+interface LoadReport {
   accepted: AcceptedSend[];
   /** Sends a node refused with an HTTP status (status → count). */
   refused: Record<string, number>;
@@ -428,7 +428,7 @@ export function sendLoad(fleet: ProcessFleet, options: LoadOptions) {
 // ---------------------------------------------------------------------------------------------------------------
 // A socket.io client on one node
 
-export interface SocketRecord {
+interface SocketRecord {
   event: string;
   data: Json;
   at: number;
@@ -473,7 +473,7 @@ export function textOf(data: Json): string | undefined {
 }
 
 /** What one event is about, independent of how it was delivered: the same event delivered twice has the same key. */
-export function eventKey(body: Json): string | undefined {
+function eventKey(body: Json): string | undefined {
   const keyId = body?.data?.key?.id;
   if (typeof keyId !== 'string') return undefined;
   if (body.event === 'messages.upsert' || body.event === 'send.message') return `${body.instance}:${body.event}:${keyId}`;
