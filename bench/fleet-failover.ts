@@ -7,7 +7,7 @@
 //
 // Meaningful once instance ownership is in (issue 20): before that no instance is ever taken over, and the
 // benchmark says so ("not open on another node within …").
-import { benchArg, fmt, installExitHandlers, freshPostgresDatabase, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
+import { onInterrupt, benchArg, fmt, installExitHandlers, freshPostgresDatabase, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
 import { addNode, api, benchFleet, createSandboxes, owners, removeNodeData, startNode, stopNode, type BenchFleet } from './fleet-lib.js';
 
 let instances = 30;
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   const unreachable = await postgresUnreachable();
   if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
   const database = await freshPostgresDatabase('bench_fleet');
+  const forget = onInterrupt(() => database.drop());
   const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
   try {
     for (let i = 0; i < 3; i++) await addNode(fleet);
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
     for (const node of fleet.nodes) await stopNode(node, 'SIGKILL');
     removeNodeData(fleet);
     await database.drop();
+    forget();
   }
 }
 

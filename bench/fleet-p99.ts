@@ -9,6 +9,7 @@
 // at 2,000/s with 200 workers); past that it falls behind (the achieved rate is printed next to each run).
 import {
   benchArg,
+  onInterrupt,
   fmt,
   freePort,
   freshPostgresDatabase,
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   const unreachable = await postgresUnreachable();
   if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
   const database = await freshPostgresDatabase('bench_fleet');
+  const forget = onInterrupt(() => database.drop());
   const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
   const barePort = await freePort();
   const bare = startChild('bare', 'bench/bare-server.ts', { PORT: String(barePort) }, serverNodeFlags);
@@ -91,6 +93,7 @@ async function main(): Promise<void> {
     for (const node of fleet.nodes) await stopNode(node, 'SIGTERM');
     removeNodeData(fleet);
     await database.drop();
+    forget();
   }
 }
 

@@ -5,7 +5,7 @@
 //
 //   npm run bench:fleet-restart                          # 10,000 instances
 //   npm run bench:fleet-restart -- --instances=2000 --kill   # SIGKILL instead of SIGTERM before the restart
-import { benchArg, fmt, freshPostgresDatabase, installExitHandlers, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
+import { onInterrupt, benchArg, fmt, freshPostgresDatabase, installExitHandlers, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
 import { addNode, benchFleet, createSandboxes, openCount, removeNodeData, rssMb, startNode, stopNode } from './fleet-lib.js';
 
 let instances = 10_000;
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const unreachable = await postgresUnreachable();
   if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
   const database = await freshPostgresDatabase('bench_fleet');
+  const forget = onInterrupt(() => database.drop());
   const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
   try {
     const node = await addNode(fleet);
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
     for (const node of fleet.nodes) await stopNode(node, 'SIGKILL');
     removeNodeData(fleet);
     await database.drop();
+    forget();
   }
 }
 

@@ -7,7 +7,7 @@
 //
 // Only 201 answers count as accepted; other answers are listed (before registry sync across nodes, a node that did
 // not create the instance answers 404, and the figure for two and three nodes says so).
-import { benchArg, fmt, freshPostgresDatabase, installExitHandlers, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
+import { onInterrupt, benchArg, fmt, freshPostgresDatabase, installExitHandlers, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
 import { addNode, api, benchFleet, createSandboxes, heyMissing, removeNodeData, runHey, startNode, stopNode } from './fleet-lib.js';
 
 let durationS = 10;
@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   for (const size of [1, 2, 3]) {
     const database = await freshPostgresDatabase('bench_fleet');
+    const forget = onInterrupt(() => database.drop());
     const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
     try {
       for (let i = 0; i < size; i++) await addNode(fleet);
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
       for (const node of fleet.nodes) await stopNode(node, 'SIGTERM');
       removeNodeData(fleet);
       await database.drop();
+      forget();
     }
   }
   console.log(`\nSends accepted per second (hey, ${workers} workers in all spread over the nodes, ${durationS} s, closed loop)\n`);
