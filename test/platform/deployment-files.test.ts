@@ -102,3 +102,59 @@ describe('Dockerfile', () => {
     expect(read('README.md')).toContain('npm ci && npm run build');
   });
 });
+
+describe('docker-compose.fleet.yml', () => {
+  const lines = meaningful(read('docker-compose.fleet.yml'));
+  const nodes = ['switchboard-1', 'switchboard-2', 'switchboard-3'];
+  const environmentOf = (node: string) => mapping(section(lines, ['services', node, 'environment']) ?? []);
+
+  it('is indented with spaces, two at a time, every key a "key:" or a list item', () => {
+    for (const line of lines) {
+      expect(line, line).not.toMatch(/\t/);
+      expect(indent(line) % 2, line).toBe(0);
+      expect(line.trim(), line).toMatch(/^(- |[A-Za-z_][A-Za-z0-9_-]*:( |$))/);
+    }
+  });
+
+  it('runs three nodes of one image on one PostgreSQL, each with only declared settings, its own NODE_ID, NODE_ADDRESS and volume', () => {
+    const postgres = mapping(section(lines, ['services', 'postgres', 'environment']) ?? []);
+    const uri = `postgresql://${postgres.POSTGRES_USER}:${postgres.POSTGRES_PASSWORD}@postgres:5432/${postgres.POSTGRES_DB}`;
+    for (const node of nodes) {
+      const environment = environmentOf(node);
+      expect(Object.keys(environment).filter((variable) => !declared.has(variable))).toEqual([]);
+      expect(environment.DATABASE_CONNECTION_URI).toBe(uri);
+      expect(environment.NODE_ID).toBe(node);
+      expect(environment.NODE_ADDRESS).toBe(`http://${node}:${environment.SERVER_PORT}`);
+      expect(environment.DATA_DIR).toBe('/app/data');
+      expect(section(lines, ['services', node, 'volumes'])).toEqual([`      - ${node}-data:/app/data`]);
+      expect(section(lines, ['services', node, 'depends_on', 'postgres'])).toEqual(['        condition: service_healthy']);
+      expect(section(lines, ['services', node])).toContain('    build: .');
+      expect((section(lines, ['services', node, 'healthcheck']) ?? []).join('\n')).toContain('/health');
+    }
+    expect(section(lines, ['volumes'])).toEqual(['  postgres-data:', ...nodes.map((node) => `  ${node}-data:`)]);
+  });
+
+  it('gives every node the same global key, secrets key and public URL, required from .env', () => {
+    const shared = ['AUTHENTICATION_API_KEY', 'SECRETS_KEY', 'SERVER_URL', 'DATABASE_CONNECTION_URI', 'SERVER_PORT'];
+    const first = environmentOf(nodes[0]);
+    for (const node of nodes) for (const name of shared) expect(environmentOf(node)[name], `${node} ${name}`).toBe(first[name]);
+    expect(first.AUTHENTICATION_API_KEY).toMatch(/^\$\{AUTHENTICATION_API_KEY:\?/);
+    expect(first.SECRETS_KEY).toMatch(/^\$\{SECRETS_KEY:\?/);
+  });
+
+  it('puts nginx in front, with every node in its upstreams and websocket upgrades passed on', () => {
+    const balancer = section(lines, ['services', 'loadbalancer']) ?? [];
+    expect(balancer.join('\n')).toMatch(/image: nginx:/);
+    const mount = /- \.\/(deploy\/[^:]+):\/etc\/nginx\/conf\.d\/default\.conf:ro/.exec(balancer.join('\n'));
+    expect(mount, 'the nginx configuration mounted from deploy/').not.toBeNull();
+    const conf = read(mount?.[1] ?? '');
+    const upstreams = [...conf.matchAll(/upstream (\w+) \{([^}]*)\}/g)];
+    expect(upstreams.map((match) => match[1]).sort()).toEqual(['switchboard_api', 'switchboard_socketio']);
+    for (const [, , body] of upstreams) {
+      expect([...body.matchAll(/server ([\w-]+):8080/g)].map((match) => match[1])).toEqual(nodes);
+    }
+    expect(conf).toMatch(/location \/socket\.io\/ \{[^}]*proxy_set_header Upgrade \$http_upgrade;/);
+    expect(conf).toMatch(/listen 8080;/);
+    expect(section(lines, ['services', 'loadbalancer', 'ports'])).toEqual(['      - "8080:8080"']);
+  });
+});
