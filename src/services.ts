@@ -5,6 +5,8 @@ import type { Store } from './platform/store/db.js';
 import { SecretsBox } from './platform/util/secrets-box.js';
 import { InstanceRegistry } from './instances/registry.js';
 import { InstanceLifecycle } from './instances/lifecycle.js';
+import { InstanceOwnership } from './instances/ownership.js';
+import { removeOwnerOf } from './instances/owner-queries.js';
 import { InstanceConnectorHost } from './instances/connector-host.js';
 import { InstanceRemoval } from './instances/removal.js';
 import { removeSessionsOf, SessionStore } from './instances/sessions.js';
@@ -186,6 +188,17 @@ export function createServices({
   });
   // On every heartbeat, the webhook claims of dead nodes are taken over.
   nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
+  // Each instance is live on one node: the one owning it (its connector, its sends, the writes for it).
+  const ownership = new InstanceOwnership({
+    db: store.db,
+    dialect: store.dialect,
+    signals: store.signals,
+    logger,
+    nodes,
+    heartbeatMs: config.nodeHeartbeatMs,
+    deadAfterMs: config.nodeDeadAfterMs,
+    nameOf: (id) => registry.byInstanceId(id)?.name,
+  });
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);
@@ -219,6 +232,8 @@ export function createServices({
     // The lifecycle (below) drives the workers, and owns the connectors they send through.
     connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
+    fence: ownership,
+    ownsLocally: (id) => ownership.ownsLocally(id),
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
   const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
@@ -230,12 +245,13 @@ export function createServices({
     registry,
     events,
     statuses,
-    sessions: new SessionStore(store.db),
+    sessions: new SessionStore(store.db, ownership),
     alongside: history,
     keepReceived: config.saveNewMessages,
     changes,
     labels: labelBook,
     proxies: proxyStore,
+    fence: ownership,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -246,6 +262,7 @@ export function createServices({
   removal.onRemove(removeHistoryOf(known));
   removal.onRemove(removeTemplatesOf);
   removal.onRemove(removeProxyOf);
+  removal.onRemove(removeOwnerOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -260,7 +277,7 @@ export function createServices({
     ),
   );
   removal.onRemove(removeEventLogOf);
-  const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
+  const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers, ownership });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers);
   const queue = new SendQueue(store.db, config.sendExpireAfterMs, (id, chat) => workers.wakeChat(id, chat), history);
@@ -377,6 +394,8 @@ export function createServices({
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
       await nodes.stop();
+      // Once this node is marked stopped (the others' fair shares count it out): its instances go to them at once.
+      await lifecycle.handOverAll();
     },
   };
 }

@@ -163,7 +163,8 @@ export class InstanceService {
       if (isUniqueViolation(error)) throw forbidden(`This name "${input.name}" is already in use.`);
       throw error;
     }
-    this.deps.lifecycle.attach(instance);
+    // Owned by this node at once, so it can connect here.
+    await this.deps.lifecycle.created(instance);
     return { instance, apikey };
   }
 

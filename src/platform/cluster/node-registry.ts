@@ -44,6 +44,10 @@ export class NodeRegistry {
   private readonly listeners: LiveNodesListener[] = [];
   private running: Promise<void> | undefined;
   private retiredWarned = false;
+  /** When this node's heartbeat was last written (0: not yet); the ownership fences itself when it grows old. */
+  lastBeatAt = 0;
+  /** Another process marked this incarnation stopped: it owns nothing any more (see `lastBeatAt`). */
+  retired = false;
   private readonly logger: Logger;
 
   constructor(private readonly options: NodeRegistryOptions) {
@@ -99,7 +103,10 @@ export class NodeRegistry {
     const { db, deadAfterMs } = this.options;
     try {
       const now = Date.now();
-      if (!(await beat(db, this.incarnation, now)) && !this.retiredWarned) {
+      const beaten = await beat(db, this.incarnation, now);
+      if (beaten) this.lastBeatAt = now;
+      else this.retired = true;
+      if (!beaten && !this.retiredWarned) {
         this.retiredWarned = true;
         this.logger.error(
           { incarnation: this.incarnation },
