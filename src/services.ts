@@ -199,6 +199,7 @@ export function createServices({
     deadAfterMs: config.nodeDeadAfterMs,
     nameOf: (id) => registry.byInstanceId(id)?.name,
   });
+  metrics.ownedInstances(() => ownership.ownedCount());
   const eventSinks = createEventSinks({ config, store, sinks, seal: (secret) => box.seal(secret), logger, webhookDelivery: webhooks });
   const events = new EventWriter(config, sinks, eventSinks.list);
   const apikeyOf = registry.apikeyOf.bind(registry);

@@ -5,6 +5,7 @@ import type { Connector } from '../core/connector.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import type { Instance } from '../core/instance.js';
 import type { Logger } from '../platform/logger.js';
+import type { Unit } from '../platform/store/unit.js';
 import type { InstanceConnectorHost } from './connector-host.js';
 import type { InstanceRegistry } from './registry.js';
 import type { InstanceOwnership, OwnedInstances } from './ownership.js';
@@ -72,9 +73,9 @@ export class InstanceLifecycle implements OwnedInstances {
     await this.deps.ownership.start();
   }
 
-  /** A new instance, created on this node: owned here at once (so it can connect), until a rebalance moves it. */
-  async created(instance: Instance): Promise<void> {
-    if (await this.deps.ownership.claimCreated(instance.id)) this.attach(instance);
+  /** A new instance, created on this node in `unit`: owned here at once (so it can connect), until a rebalance moves it. */
+  ownCreated(unit: Unit, instanceId: string): Promise<void> {
+    return this.deps.ownership.claimIn(unit, instanceId);
   }
 
   /**

@@ -79,23 +79,9 @@ export async function claimFree(db: Db, dialect: Dialect, incarnation: string, a
   return rows.map((row) => ({ instanceId: row.instance_id, generation: Number(row.generation) }));
 }
 
-/**
- * Claims one instance for its creating node: a row inserted owned by `incarnation`, or an unowned one taken. Answers the
- * generation, or undefined when another node owns it.
- */
-export async function claimNew(db: Db, incarnation: string, instanceId: string, now: number): Promise<number | undefined> {
-  await db
-    .insertInto('instance_owners')
-    .values({ instance_id: instanceId, owner: incarnation, generation: 1, since: now })
-    .onConflict((oc) =>
-      oc
-        .column('instance_id')
-        .doUpdateSet((eb) => ({ owner: incarnation, generation: eb('instance_owners.generation', '+', 1), since: now }))
-        .where('instance_owners.owner', 'is', null),
-    )
-    .execute();
-  const row = await db.selectFrom('instance_owners').select(['owner', 'generation']).where('instance_id', '=', instanceId).executeTakeFirst();
-  return row?.owner === incarnation ? Number(row.generation) : undefined;
+/** The owner row of a new instance, owned from the start (in the creation's transaction). */
+export async function insertOwned(tx: Tx, incarnation: string, instanceId: string, generation: number, now: number): Promise<void> {
+  await tx.insertInto('instance_owners').values({ instance_id: instanceId, owner: incarnation, generation, since: now }).execute();
 }
 
 /**

@@ -4,13 +4,14 @@ import type { Logger } from '../platform/logger.js';
 import type { Db, Dialect, Tx } from '../platform/store/types.js';
 import type { StoreSignals } from '../platform/store/signals.js';
 import type { WriteUnit } from '../platform/store/write-unit.js';
+import type { Unit } from '../platform/store/unit.js';
 import type { NodeRegistry } from '../platform/cluster/node-registry.js';
 import { liveIncarnations } from '../platform/cluster/node-queries.js';
 import { InstanceFencedError, type OwnershipFence } from '../platform/cluster/ownership-fence.js';
 import {
   assertionFailedCode,
   claimFree,
-  claimNew,
+  insertOwned,
   insertMissingOwners,
   ownedBy,
   ownerCounts,
@@ -47,6 +48,8 @@ const ownersChannel = 'owners';
 const debounceMs = 25;
 /** A node over its share hands over this many instances per look at least (a twentieth of its share if more). */
 const handOverAtLeast = 10;
+/** The generation of an instance's first owner, its creator. */
+const firstGeneration = 1;
 
 export class InstanceOwnership implements OwnershipFence {
   /** The instances this node owns, with the generation it acquired each under. */
@@ -59,8 +62,8 @@ export class InstanceOwnership implements OwnershipFence {
   private watchdog: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
   private selfFenced = false;
-  /** Looks and claims of created instances one at a time (each reads what the other writes). */
-  private lock: Promise<unknown> = Promise.resolve();
+  /** Instances being created here: their rows name this node before the creation commits. */
+  private readonly creating = new Set<string>();
   private readonly logger: Logger;
 
   constructor(private readonly deps: OwnershipDeps) {
@@ -119,23 +122,17 @@ export class InstanceOwnership implements OwnershipFence {
   }
 
   /**
-   * Claims a newly created instance for this node (its row inserted owned here, or taken while unowned); false when
-   * another node owns it.
+   * A newly created instance, owned by this node from its creation's unit on (so it connects here at once, until a
+   * rebalance moves it): its row is inserted owned here, and counts as held once the unit commits.
    */
-  claimCreated(instanceId: string): Promise<boolean> {
-    return this.exclusive(async () => {
-      if (this.held.has(instanceId)) return true;
-      const generation = await claimNew(this.deps.db, this.incarnation, instanceId, Date.now());
-      if (generation === undefined) return false;
-      this.held.set(instanceId, generation);
-      return true;
+  async claimIn(unit: Unit, instanceId: string): Promise<void> {
+    this.creating.add(instanceId);
+    unit.onRollback(() => this.creating.delete(instanceId));
+    unit.afterCommit(() => {
+      this.creating.delete(instanceId);
+      this.held.set(instanceId, firstGeneration);
     });
-  }
-
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.lock.then(work);
-    this.lock = result.catch(() => undefined);
-    return result;
+    await insertOwned(unit.tx, this.incarnation, instanceId, firstGeneration, Date.now());
   }
 
   /** A deleted instance: nothing more to own (its row goes with its removal hooks). */
@@ -162,8 +159,7 @@ export class InstanceOwnership implements OwnershipFence {
       do {
         this.again = false;
         try {
-          const claimed = await this.exclusive(() => this.look());
-          // Started outside the lock: creating an instance need not wait for a takeover's connections.
+          const claimed = await this.look();
           if (claimed.length > 0) await this.holder?.acquired(claimed);
         } catch (error) {
           this.logger.warn({ err: error }, 'instance ownership look failed; trying again at the next heartbeat');
@@ -203,16 +199,19 @@ export class InstanceOwnership implements OwnershipFence {
     const now = Date.now();
     await insertMissingOwners(db, now);
     // What the store says this node owns: anything held under another generation (or not at all) was lost.
+    // (Only what was held before the read: an instance created meanwhile is held since, and rightly not read.)
+    const heldBefore = [...this.held];
     const stored = new Map((await ownedBy(db, this.incarnation)).map((row) => [row.instanceId, row.generation]));
-    for (const [instanceId, generation] of this.held) {
-      if (stored.get(instanceId) !== generation) {
+    for (const [instanceId, generation] of heldBefore) {
+      if (stored.get(instanceId) !== generation && this.held.get(instanceId) === generation) {
         this.logger.warn({ instance: this.deps.nameOf(instanceId) ?? instanceId }, 'instance taken over by another node: stopped here');
         this.drop(instanceId);
       }
     }
     // Rows naming this node that it does not hold (it let them go locally): freed under a new generation.
     const strays: OwnedRow[] = [];
-    for (const [instanceId, generation] of stored) if (this.held.get(instanceId) !== generation) strays.push({ instanceId, generation });
+    for (const [instanceId, generation] of stored)
+      if (this.held.get(instanceId) !== generation && !this.creating.has(instanceId)) strays.push({ instanceId, generation });
     if (strays.length > 0) await release(db, this.incarnation, strays, now);
 
     const counts = await ownerCounts(db);

@@ -142,6 +142,8 @@ export class InstanceService {
           settings: input.settings,
           pacing: input.pacing,
         });
+        // Owned by this node from the start, so it connects here at once.
+        await this.deps.lifecycle.ownCreated(unit, id);
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
         if (proxy) await this.deps.proxies?.store.set(unit, id, proxy);
         this.deps.events.emit(
@@ -163,8 +165,7 @@ export class InstanceService {
       if (isUniqueViolation(error)) throw forbidden(`This name "${input.name}" is already in use.`);
       throw error;
     }
-    // Owned by this node at once, so it can connect here.
-    await this.deps.lifecycle.created(instance);
+    this.deps.lifecycle.attach(instance);
     return { instance, apikey };
   }
 

@@ -3,7 +3,7 @@
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
-import { beat, forgetNodesBefore, insertNode, liveIncarnations, markStopped, recentNodes, retireEarlierLives } from './node-queries.js';
+import { beat, forgetNodesBefore, insertNode, liveIncarnations, markStopped, ownedInstanceCounts, recentNodes, retireEarlierLives } from './node-queries.js';
 
 export interface NodeRegistryOptions {
   db: Db;
@@ -29,6 +29,8 @@ export interface NodeView {
   startedAt: string;
   heartbeatAt: string;
   stoppedAt: string | null;
+  /** How many instances it owns (their connections and sends run there). */
+  instances: number;
 }
 
 /** Told the live incarnations after each heartbeat (this node's included). */
@@ -87,6 +89,7 @@ export class NodeRegistry {
   async view(): Promise<NodeView[]> {
     const now = Date.now();
     const records = await recentNodes(this.options.db, now - keepGoneMs);
+    const owned = await ownedInstanceCounts(this.options.db);
     return records.map((record) => ({
       incarnation: record.incarnation,
       nodeId: record.nodeId,
@@ -95,6 +98,7 @@ export class NodeRegistry {
       startedAt: new Date(record.startedAt).toISOString(),
       heartbeatAt: new Date(record.heartbeatAt).toISOString(),
       stoppedAt: record.stoppedAt === null ? null : new Date(record.stoppedAt).toISOString(),
+      instances: owned.get(record.incarnation) ?? 0,
     }));
   }
 
