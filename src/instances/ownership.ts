@@ -172,7 +172,8 @@ export class InstanceOwnership implements OwnershipFence {
   /** The lease is lost when the heartbeat is too old to be trusted, or another process marked this node stopped. */
   private leaseLost(): boolean {
     const { nodes, deadAfterMs, heartbeatMs } = this.deps;
-    return nodes.retired || Date.now() - nodes.lastBeatAt > deadAfterMs - heartbeatMs;
+    // One heartbeat before the others may see it dead (half the dead time if heartbeats are that long).
+    return nodes.retired || Date.now() - nodes.lastBeatAt > Math.max(deadAfterMs - heartbeatMs, deadAfterMs / 2);
   }
 
   /** The watchdog: a node whose heartbeat failed for nearly the dead time stops what it owns before others take it. */
@@ -219,20 +220,23 @@ export class InstanceOwnership implements OwnershipFence {
     for (const count of counts.values()) total += count;
     const live = await liveIncarnations(db, now - deadAfterMs);
     const share = Math.ceil(total / Math.max(1, live.length + (live.includes(this.incarnation) ? 0 : 1)));
-    const mine = this.held.size;
+    // What this node and the store agree it owns (an instance created since the read is counted at the next look).
+    const agreed = [...this.held].filter(([instanceId, generation]) => stored.get(instanceId) === generation);
+    const mine = agreed.length;
     if (mine < share) {
       const claimed = await claimFree(db, dialect, this.incarnation, now - deadAfterMs, share - mine, now);
       for (const row of claimed) this.held.set(row.instanceId, row.generation);
       if (claimed.length > 0) this.logger.info({ claimed: claimed.length, owned: this.held.size, share }, 'instances taken on');
       return claimed.map((row) => row.instanceId);
     }
-    if (mine > share) await this.handOver(Math.min(mine - share, Math.max(handOverAtLeast, Math.ceil(share / 20))));
+    const others = live.filter((incarnation) => incarnation !== this.incarnation).length;
+    if (mine > share && others > 0) await this.handOver(agreed.slice(-Math.min(mine - share, Math.max(handOverAtLeast, Math.ceil(share / 20)))));
     return [];
   }
 
-  /** Gives `count` instances to the other nodes: each stopped here first, then freed, then the others told. */
-  private async handOver(count: number): Promise<void> {
-    const given: OwnedRow[] = [...this.held].slice(-count).map(([instanceId, generation]) => ({ instanceId, generation }));
+  /** Gives these instances to the other nodes: each stopped here first, then freed, then the others told. */
+  private async handOver(extras: readonly [string, number][]): Promise<void> {
+    const given: OwnedRow[] = extras.map(([instanceId, generation]) => ({ instanceId, generation }));
     for (const row of given) await this.holder?.stopLocally(row.instanceId);
     for (const row of given) this.held.delete(row.instanceId);
     const released = await release(this.deps.db, this.incarnation, given, Date.now());

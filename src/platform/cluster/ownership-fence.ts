@@ -1,4 +1,5 @@
 // The fence on writes for an instance: only the node that owns it (with the generation it acquired) may write for it.
+import { CodedError } from '../../core/errors.js';
 import type { Tx } from '../store/types.js';
 import type { WriteUnit } from '../store/write-unit.js';
 
