@@ -3,13 +3,16 @@ import { CodedError } from '../../core/errors.js';
 import type { Tx } from '../store/types.js';
 import type { WriteUnit } from '../store/write-unit.js';
 
-/** A write for an instance this node no longer owns was refused (another node took it over, or this one let it go). */
-export class InstanceFencedError extends Error {
+/**
+ * A write for an instance this node no longer owns was refused (another node took it over, or this one let it go);
+ * a request that ran into it is answered 503 (the instance is live on another node).
+ */
+export class InstanceFencedError extends CodedError {
   constructor(
     readonly instanceId: string,
     reason: string,
   ) {
-    super(`this node no longer owns instance ${instanceId} (${reason}); the write was refused`);
+    super('unavailable', `this node no longer owns instance ${instanceId} (${reason}); the write was refused`);
     this.name = 'InstanceFencedError';
   }
 }
