@@ -5,6 +5,8 @@ import type { Store } from './platform/store/db.js';
 import { SecretsBox } from './platform/util/secrets-box.js';
 import { InstanceRegistry } from './instances/registry.js';
 import { InstanceLifecycle } from './instances/lifecycle.js';
+import { InstanceOwnership } from './instances/ownership.js';
+import { removeOwnerOf } from './instances/owner-queries.js';
 import { InstanceConnectorHost } from './instances/connector-host.js';
 import { InstanceRemoval } from './instances/removal.js';
 import { removeSessionsOf, SessionStore } from './instances/sessions.js';
@@ -191,6 +193,18 @@ export function createServices({
   });
   // On every heartbeat, the webhook claims of dead nodes are taken over.
   nodes.onLiveNodes((live) => webhooks.takeOverFrom(live));
+  // Each instance is live on one node: the one owning it (its connector, its sends, the writes for it).
+  const ownership = new InstanceOwnership({
+    db: store.db,
+    dialect: store.dialect,
+    signals: store.signals,
+    logger,
+    nodes,
+    heartbeatMs: config.nodeHeartbeatMs,
+    deadAfterMs: config.nodeDeadAfterMs,
+    nameOf: (id) => registry.byInstanceId(id)?.name,
+  });
+  metrics.ownedInstances(() => ownership.ownedCount());
   // Every node reads the outbox for its websocket clients; broker relays and retention run on one live node at a time.
   const outboxSignal = new OutboxSignal(store.signals, logger);
   const node = {
@@ -240,6 +254,8 @@ export function createServices({
     // The lifecycle (below) drives the workers, and owns the connectors they send through.
     connectorOf: (id): Connector | undefined => lifecycle.connectorOf(id),
     apikeyOf,
+    fence: ownership,
+    ownsLocally: (id) => ownership.ownsLocally(id),
   });
   const changes = new MessageChanges({ db: store.db, events, apikeyOf });
   const labelBook = new LabelBook({ db: store.db, events, known, sourceOf });
@@ -251,12 +267,13 @@ export function createServices({
     registry,
     events,
     statuses,
-    sessions: new SessionStore(store.db),
+    sessions: new SessionStore(store.db, ownership),
     alongside: history,
     keepReceived: config.saveNewMessages,
     changes,
     labels: labelBook,
     proxies: proxyStore,
+    fence: ownership,
   });
   // What every feature keeps of an instance goes with it, in this order (the kinds add their own tables in the middle).
   const removal = new InstanceRemoval();
@@ -271,6 +288,7 @@ export function createServices({
   });
   removal.onRemove(removeTemplatesOf);
   removal.onRemove(removeProxyOf);
+  removal.onRemove(removeOwnerOf);
   const kinds = new KindRegistry(
     kindEntries.map((entry) =>
       entry({
@@ -286,7 +304,7 @@ export function createServices({
     ),
   );
   removal.onRemove(removeEventLogOf);
-  const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers });
+  const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers, ownership });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers, new JobLease(store.db, 'event-retention', node));
   const wakeups = new SendWakeups({
@@ -421,6 +439,8 @@ export function createServices({
       await lifecycle.stopAll();
       await Promise.all(eventSinks.list.map((sink) => sink.stop?.()));
       await nodes.stop();
+      // Once this node is marked stopped (the others' fair shares count it out): its instances go to them at once.
+      await lifecycle.handOverAll();
     },
   };
 }

@@ -21,6 +21,7 @@ import type { ConnectionState, Instance } from '../core/instance.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 import type { ProxySettings } from '../core/proxy.js';
 import type { ProxyStore } from './proxies.js';
+import type { OwnershipFence } from '../platform/cluster/ownership-fence.js';
 
 export interface ConnectorHostDeps {
   db: Db;
@@ -39,6 +40,8 @@ export interface ConnectorHostDeps {
   proxies: ProxyStore;
   /** Stores the labels and chat labels connectors report, and announces what changed. */
   labels: LabelKeeper;
+  /** Connection changes pass it: a node that lost the instance cannot change its stored state. */
+  fence?: OwnershipFence;
 }
 
 /** Keeps an instance's labels and its chats' labels (history/label-book.ts). */
@@ -80,6 +83,7 @@ export class InstanceConnectorHost implements ConnectorHost {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
     const updated = await inUnit(this.deps.db, async (unit) => {
+      await this.deps.fence?.check(unit.tx, instanceId);
       const next = await this.deps.registry.updateConnection(unit, instance, {
         status: change.state,
         ownerJid: change.ownerJid,
@@ -229,6 +233,7 @@ export class InstanceConnectorHost implements ConnectorHost {
     if (!instance) return;
     await this.tellConnection(instanceId, 'close');
     await inUnit(this.deps.db, async (unit) => {
+      await this.deps.fence?.check(unit.tx, instanceId);
       await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
       const next = await this.deps.registry.updateConnection(unit, instance, {
         status: 'close',

@@ -1,12 +1,14 @@
 // The instance lifecycle, in one place: which connectors exist, when they start and stop, and when send workers pause
-// and resume. Node ownership leases (several nodes on one store, each instance live on one of them) will go here.
-import { internal } from '../core/errors.js';
+// and resume. A connector exists only for an instance this node owns (see ownership.ts): each is live on one node.
+import { internal, unavailable } from '../core/errors.js';
 import type { Connector } from '../core/connector.js';
 import type { ConnectorKinds } from '../core/connector-kind.js';
 import type { Instance } from '../core/instance.js';
 import type { Logger } from '../platform/logger.js';
+import type { Unit } from '../platform/store/unit.js';
 import type { InstanceConnectorHost } from './connector-host.js';
 import type { InstanceRegistry } from './registry.js';
+import type { InstanceOwnership, OwnedInstances } from './ownership.js';
 
 /** The send workers as the lifecycle drives them. */
 interface WorkerSwitch {
@@ -16,31 +18,48 @@ interface WorkerSwitch {
 
 export interface LifecycleDeps {
   logger: Logger;
-  registry: Pick<InstanceRegistry, 'all'>;
+  registry: Pick<InstanceRegistry, 'byInstanceId' | 'load'>;
   kinds: ConnectorKinds;
   host: InstanceConnectorHost;
   workers: WorkerSwitch;
+  /** Which instances this node owns; the lifecycle acts on what it gains and gives up. */
+  ownership: InstanceOwnership;
 }
 
-export class InstanceLifecycle {
+/** Instances started at once when this node takes many on (a start, a takeover). */
+const startConcurrency = 32;
+
+export class InstanceLifecycle implements OwnedInstances {
   private readonly connectors = new Map<string, Connector>();
 
   constructor(private readonly deps: LifecycleDeps) {
     // Sends go out while the connection is open, and wait while it is not.
     deps.host.onConnection(async (instanceId, state) => {
-      if (state === 'open') deps.workers.resume(instanceId);
+      if (state === 'open' && deps.ownership.ownsLocally(instanceId)) deps.workers.resume(instanceId);
       else await deps.workers.pause(instanceId);
     });
+    deps.ownership.bind(this);
+  }
+
+  ownsLocally(instanceId: string): boolean {
+    return this.deps.ownership.ownsLocally(instanceId);
+  }
+
+  ownedCount(): number {
+    return this.deps.ownership.ownedCount();
   }
 
   connectorOf(instanceId: string): Connector | undefined {
     return this.connectors.get(instanceId);
   }
 
-  /** Creates the connector of an instance (idempotent). */
+  /** Creates the connector of an instance this node owns (idempotent); one owned by another node has none here. */
   attach(instance: Instance): Connector {
     let connector = this.connectors.get(instance.id);
     if (!connector) {
+      if (!this.deps.ownership.ownsLocally(instance.id)) {
+        throw unavailable(`instance "${instance.name}" is live on another node of this service; ask that node (or try again shortly)`);
+      }
       const kind = this.deps.kinds.of(instance.integration);
       if (!kind) throw internal(`instance "${instance.name}" has the integration ${instance.integration}, which no registered connector kind has`);
       connector = kind.create(instance, this.deps.host);
@@ -49,16 +68,49 @@ export class InstanceLifecycle {
     return connector;
   }
 
-  /** At start: every instance gets its connector; those with a session (or always-on kinds) connect. */
+  /** At start: this node takes its share of the instances (all of them on a one-node store), and starts them. */
   async startAll(): Promise<void> {
-    for (const instance of this.deps.registry.all()) {
+    await this.deps.ownership.start();
+  }
+
+  /** A new instance, created on this node in `unit`: owned here at once (so it can connect), until a rebalance moves it. */
+  ownCreated(unit: Unit, instanceId: string): Promise<void> {
+    return this.deps.ownership.claimIn(unit, instanceId);
+  }
+
+  /**
+   * Instances this node now owns: each gets its connector, and those with a session (or always-on kinds, or not left
+   * closed) connect, a bounded number at once.
+   */
+  async acquired(instanceIds: readonly string[]): Promise<void> {
+    // An instance created on another node may be unknown here yet: the registry is read again once.
+    if (instanceIds.some((id) => !this.deps.registry.byInstanceId(id))) await this.deps.registry.load();
+    const queue = [...instanceIds];
+    const next = async (): Promise<void> => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.startOwned(id);
+    };
+    await Promise.all(Array.from({ length: Math.min(startConcurrency, queue.length) }, next));
+  }
+
+  private async startOwned(instanceId: string): Promise<void> {
+    const instance = this.deps.registry.byInstanceId(instanceId);
+    if (!instance || !this.deps.ownership.ownsLocally(instanceId)) return;
+    try {
       const connector = this.attach(instance);
       const session = await this.deps.host.loadSession(instance.id);
       const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
-      if (session || alwaysOn || instance.status !== 'close') {
-        await connector.start().catch((error: unknown) => this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start'));
-      }
+      if (session || alwaysOn || instance.status !== 'close') await connector.start();
+    } catch (error) {
+      this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start');
     }
+  }
+
+  /** This node gives the instance up: its sends pause, its connector stops and is forgotten (no logout: it goes on elsewhere). */
+  async stopLocally(instanceId: string): Promise<void> {
+    const connector = this.connectors.get(instanceId);
+    this.connectors.delete(instanceId);
+    await this.deps.workers.pause(instanceId);
+    await connector?.stop().catch((error: unknown) => this.deps.logger.warn({ err: error, instanceId }, 'connector did not stop cleanly'));
   }
 
   async connect(instance: Instance): Promise<Connector> {
@@ -93,13 +145,23 @@ export class InstanceLifecycle {
     const connector = this.connectors.get(instance.id);
     this.connectors.delete(instance.id);
     await this.deps.workers.pause(instance.id);
-    if (!connector) return;
-    if (connector.state() === 'close') await connector.stop().catch(() => undefined);
-    else await connector.logout().catch(() => connector.stop());
+    if (connector) {
+      if (connector.state() === 'close') await connector.stop().catch(() => undefined);
+      else await connector.logout().catch(() => connector.stop());
+    }
+    this.deps.ownership.forget(instance.id);
   }
 
+  /** A stop: no more claims or handovers, every connector stopped (the instances stay owned until `handOverAll`). */
   async stopAll(): Promise<void> {
+    await this.deps.ownership.halt();
     const all = [...this.connectors.values()];
     await Promise.all(all.map((c) => c.stop().catch(() => undefined)));
+  }
+
+  /** After a clean stop: every instance of this node freed, and the other nodes told to take them now. */
+  async handOverAll(): Promise<void> {
+    this.connectors.clear();
+    await this.deps.ownership.releaseAll();
   }
 }

@@ -142,6 +142,8 @@ export class InstanceService {
           settings: input.settings,
           pacing: input.pacing,
         });
+        // Owned by this node from the start, so it connects here at once.
+        await this.deps.lifecycle.ownCreated(unit, id);
         for (const sink of input.sinks) await this.deps.sinks.set(unit, id, sink.kind, sink.config);
         if (proxy) await this.deps.proxies?.store.set(unit, id, proxy);
         this.deps.events.emit(

@@ -4,12 +4,17 @@ import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/db.js';
 import type { Unit } from '../platform/store/unit.js';
 import { KeyedSerialQueue } from '../platform/util/keyed-serial-queue.js';
+import type { OwnershipFence } from '../platform/cluster/ownership-fence.js';
 
 export class SessionStore {
   /** Session key writes of each instance, applied in the order asked. */
   private readonly keyWrites = new KeyedSerialQueue();
 
-  constructor(private readonly db: Db) {}
+  /** `fence`: every write passes it, so a node that lost an instance cannot change its credentials. */
+  constructor(
+    private readonly db: Db,
+    private readonly fence?: OwnershipFence,
+  ) {}
 
   async load(instanceId: string): Promise<Record<string, unknown> | null> {
     const row = await this.db.selectFrom('sessions').select('data').where('instance_id', '=', instanceId).executeTakeFirst();
@@ -17,17 +22,19 @@ export class SessionStore {
   }
 
   async save(instanceId: string, data: Record<string, unknown> | null): Promise<void> {
-    const { db } = this;
-    if (data === null) {
-      await db.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
-      return;
-    }
-    const row = { instance_id: instanceId, data: JSON.stringify(data), updated_at: Date.now() };
-    await db
-      .insertInto('sessions')
-      .values(row)
-      .onConflict((oc) => oc.column('instance_id').doUpdateSet({ data: row.data, updated_at: row.updated_at }))
-      .execute();
+    await this.db.transaction().execute(async (tx) => {
+      await this.fence?.check(tx, instanceId);
+      if (data === null) {
+        await tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
+        return;
+      }
+      const row = { instance_id: instanceId, data: JSON.stringify(data), updated_at: Date.now() };
+      await tx
+        .insertInto('sessions')
+        .values(row)
+        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ data: row.data, updated_at: row.updated_at }))
+        .execute();
+    });
   }
 
   readonly keys: SessionKeyStore = {
@@ -47,6 +54,7 @@ export class SessionStore {
       const now = Date.now();
       await this.keyWrites.run(instanceId, () =>
         this.db.transaction().execute(async (tx) => {
+          await this.fence?.check(tx, instanceId);
           for (const entry of entries) {
             if (entry.value === null) {
               await tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).where('type', '=', entry.type).where('id', '=', entry.id).execute();
@@ -64,7 +72,12 @@ export class SessionStore {
     },
     clear: async (instanceId) => {
       // After the writes asked for before it: a write still in flight must not bring keys back after a logout.
-      await this.keyWrites.run(instanceId, () => this.db.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute());
+      await this.keyWrites.run(instanceId, () =>
+        this.db.transaction().execute(async (tx) => {
+          await this.fence?.check(tx, instanceId);
+          await tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
+        }),
+      );
     },
   };
 }

@@ -11,6 +11,7 @@ import type { QueuePayload } from './send-queue.js';
 import type { SendOutcomes } from './send-outcomes.js';
 import { countAttempt, countFirstAttempts, dropMediaBlob, dropMediaBlobs, removeQueued, removeSent, setSender, type QueueRow } from './queue-queries.js';
 import { payloadOf, storedMessageOf } from './queued-sends.js';
+import type { OwnershipFence } from '../platform/cluster/ownership-fence.js';
 
 export interface AttemptRecordDeps {
   db: Db;
@@ -20,6 +21,8 @@ export interface AttemptRecordDeps {
   /** Told the first attempt's outcome of each send (the API waits on it for synchronous connectors). */
   outcomes?: SendOutcomes;
   onOutcome?(instance: Instance, result: 'delivered' | 'error'): void;
+  /** Sends are recorded sent only by the node that owns their instance (a stale owner's write fails whole). */
+  fence?: OwnershipFence;
 }
 
 /** The worker's bookkeeping goes after the store requests that answer clients (SQLite; see `SqliteThread.run`). */
@@ -81,9 +84,11 @@ export class AttemptRecords {
    * chat's next run, marked as attempted in the same write.
    */
   async complete(instance: Instance, rows: QueueRow[], payloads: QueuePayload[], upcoming: QueueRow[]): Promise<void> {
+    const { fence } = this.deps;
     await inWriteUnit(
       this.deps.db,
       (unit) => {
+        fence?.guard(unit, instance.id);
         removeSent(
           unit,
           rows.map((r) => r.seq),
@@ -95,7 +100,9 @@ export class AttemptRecords {
         if (upcoming.length > 0) this.markAttempted(unit, instance, upcoming);
       },
       background,
-    );
+    ).catch((error: unknown) => {
+      throw fence ? fence.refusal(error, instance.id) : error;
+    });
     for (const row of rows) this.deps.outcomes?.settle(row.message_id, { kind: 'sent' });
     for (let i = 0; i < rows.length; i++) this.deps.onOutcome?.(instance, 'delivered');
   }

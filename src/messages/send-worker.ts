@@ -12,6 +12,8 @@ import { PacedSends, type PacedSendDeps } from './paced-sends.js';
 export interface SendWorkerDeps extends AttemptRecordDeps, Omit<SendAttemptDeps, 'delaySignalOf'>, PacedSendDeps {
   /** Lets the API go first while it is busy (batches start in rounds, and are smaller). */
   priority?: ApiPriority;
+  /** Whether this node owns the instance: only the owner expires its sends (absent: every instance). */
+  ownsLocally?(instanceId: string): boolean;
 }
 
 const lanesPerInstance = 64;
@@ -161,6 +163,7 @@ export class SendWorkers {
   async expire(): Promise<number> {
     const rows = await expiredSends(this.deps.db, Date.now(), expiredPerSweep);
     for (const row of rows) {
+      if (this.deps.ownsLocally && !this.deps.ownsLocally(row.instance_id)) continue;
       const instance = this.deps.instanceById(row.instance_id);
       if (!instance) {
         await removeQueued(this.deps.db, row.seq);

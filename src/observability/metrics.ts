@@ -92,6 +92,18 @@ export class Metrics {
     });
   }
 
+  /** The gauge of instances this node owns (their connections and sends run here), read from `count`. */
+  ownedInstances(count: () => number): void {
+    new Gauge({
+      name: 'switchboard_instances_owned',
+      help: 'Instances this node owns: their connections and sends run on this node',
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+
   deliveryOutcome(instance: string, target: string, result: DeliveryResult, createdAt: number): void {
     this.deliveries.inc({ instance, target, result });
     if (result === 'delivered') this.latency.observe({ instance, target }, Math.max(0, Date.now() - createdAt) / 1000);

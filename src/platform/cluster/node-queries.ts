@@ -67,3 +67,14 @@ export async function recentNodes(db: Db, since: number): Promise<NodeRecord[]> 
 export async function forgetNodesBefore(db: Db, before: number): Promise<void> {
   await db.deleteFrom('nodes').where('heartbeat_at', '<', before).execute();
 }
+
+/** How many instances each incarnation owns (instance ownership, see src/instances/ownership.ts). */
+export async function ownedInstanceCounts(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('instance_owners')
+    .select(['owner', (eb) => eb.fn.countAll<number | string | bigint>().as('count')])
+    .where('owner', 'is not', null)
+    .groupBy('owner')
+    .execute();
+  return new Map(rows.map((row) => [String(row.owner), Number(row.count)]));
+}

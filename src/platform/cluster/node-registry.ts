@@ -3,7 +3,7 @@
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
-import { beat, forgetNodesBefore, insertNode, liveIncarnations, markStopped, recentNodes, retireEarlierLives } from './node-queries.js';
+import { beat, forgetNodesBefore, insertNode, liveIncarnations, markStopped, ownedInstanceCounts, recentNodes, retireEarlierLives } from './node-queries.js';
 
 export interface NodeRegistryOptions {
   db: Db;
@@ -29,6 +29,8 @@ export interface NodeView {
   startedAt: string;
   heartbeatAt: string;
   stoppedAt: string | null;
+  /** How many instances it owns (their connections and sends run there). */
+  instances: number;
 }
 
 /** Told the live incarnations after each heartbeat (this node's included). */
@@ -44,6 +46,10 @@ export class NodeRegistry {
   private readonly listeners: LiveNodesListener[] = [];
   private running: Promise<void> | undefined;
   private retiredWarned = false;
+  /** When this node's heartbeat was last written (0: not yet); the ownership fences itself when it grows old. */
+  lastBeatAt = 0;
+  /** Another process marked this incarnation stopped: it owns nothing any more (see `lastBeatAt`). */
+  retired = false;
   private readonly logger: Logger;
 
   constructor(private readonly options: NodeRegistryOptions) {
@@ -83,6 +89,7 @@ export class NodeRegistry {
   async view(): Promise<NodeView[]> {
     const now = Date.now();
     const records = await recentNodes(this.options.db, now - keepGoneMs);
+    const owned = await ownedInstanceCounts(this.options.db);
     return records.map((record) => ({
       incarnation: record.incarnation,
       nodeId: record.nodeId,
@@ -91,6 +98,7 @@ export class NodeRegistry {
       startedAt: new Date(record.startedAt).toISOString(),
       heartbeatAt: new Date(record.heartbeatAt).toISOString(),
       stoppedAt: record.stoppedAt === null ? null : new Date(record.stoppedAt).toISOString(),
+      instances: owned.get(record.incarnation) ?? 0,
     }));
   }
 
@@ -99,7 +107,10 @@ export class NodeRegistry {
     const { db, deadAfterMs } = this.options;
     try {
       const now = Date.now();
-      if (!(await beat(db, this.incarnation, now)) && !this.retiredWarned) {
+      const beaten = await beat(db, this.incarnation, now);
+      if (beaten) this.lastBeatAt = now;
+      else this.retired = true;
+      if (!beaten && !this.retiredWarned) {
         this.retiredWarned = true;
         this.logger.error(
           { incarnation: this.incarnation },

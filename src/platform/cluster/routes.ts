@@ -17,6 +17,7 @@ const NodeAnswer = Type.Object({
   startedAt: Type.String({ format: 'date-time' }),
   heartbeatAt: Type.String({ format: 'date-time' }),
   stoppedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  instances: Type.Integer({ description: 'Instances this node owns: their connections and sends run on it' }),
 });
 
 const ClusterAnswer = Type.Object(
