@@ -42,6 +42,11 @@ async function fakeNode() {
   };
 }
 
+/** A node's ownership (the lifecycle keeps it private): the tests stop and restart its looking. */
+function ownershipOf(node: TestApp): { rebalance(): Promise<void> } {
+  return (node.services.lifecycle as unknown as { deps: { ownership: { rebalance(): Promise<void> } } }).deps.ownership;
+}
+
 async function linkedSandbox(t: TestApp, prefix: string) {
   const name = uniqueName(prefix);
   const number = uniqueNumber('4917');
@@ -67,18 +72,26 @@ describe('live operations carried to the owner node', () => {
     if (!pg?.available) return;
     fleet = await startFleet(2, { NODE_HEARTBEAT_INTERVAL_MS: String(heartbeatMs), NODE_DEAD_AFTER_MS: '1000' });
     [one, two] = fleet.nodes as [TestApp, TestApp];
+    // Node 2 answers requests but owns nothing: its heartbeat stops, so node 1 counts it out and owns every instance
+    // it creates (node 2's HTTP side keeps working, which is all these tests ask of it).
+    two.services.nodes.tick = async () => undefined;
+    await waitFor(async () => {
+      const cluster = await one.api('GET', 'cluster');
+      return cluster.body.nodes.some((n: { incarnation: string; state: string }) => n.incarnation === two.services.nodes.incarnation && n.state === 'dead');
+    }, 10_000);
   });
   afterAll(async () => {
     await fleet?.close();
   });
 
-  /** Names the owner of an instance, as the ownership writer would. */
+  /** Names the owner of an instance in the store (a fake node's; node 1 then lets it go), or none. */
   async function own(instanceId: string, owner: string | null) {
-    const db = one.services.store.db;
-    const now = Date.now();
-    const updated = await db.updateTable('instance_owners').set({ owner, since: now }).where('instance_id', '=', instanceId).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0)
-      await db.insertInto('instance_owners').values({ instance_id: instanceId, owner, generation: 1, since: now }).execute();
+    await one.services.store.db.updateTable('instance_owners').set({ owner, since: Date.now() }).where('instance_id', '=', instanceId).execute();
+  }
+
+  /** Waits until node 1 owns the instance again (it takes free rows and rows of dead or stopped nodes). */
+  async function backToOne(instanceId: string) {
+    await waitFor(() => one.services.lifecycle.connectorOf(instanceId) !== undefined, 10_000);
   }
 
   /** Node 2 learns the instances created on node 1 (until the registry follows the store by itself, it reads it at start). */
@@ -87,13 +100,18 @@ describe('live operations carried to the owner node', () => {
     await two.services.sinks.load();
   }
 
-  /** A node that is alive in the store at `address` (its heartbeat far ahead, so it stays alive through the test). */
+  /**
+   * A node that is alive in the store at `address` (its heartbeat far ahead, so it stays alive through the test);
+   * answers how to stop it (marked stopped: node 1 takes back what it owned).
+   */
   async function aliveNode(incarnation: string, address: string) {
     const now = Date.now();
-    await one.services.store.db
+    const db = one.services.store.db;
+    await db
       .insertInto('nodes')
       .values({ incarnation, node_id: incarnation, address, started_at: now, heartbeat_at: now + 3600_000, stopped_at: null })
       .execute();
+    return () => db.updateTable('nodes').set({ stopped_at: Date.now() }).where('incarnation', '=', incarnation).execute();
   }
 
   it.skipIf(!pg?.available)('answers from node 2 what node 1, the owner, answers, and node 2 never opens a connection of its own', async () => {
@@ -103,8 +121,9 @@ describe('live operations carried to the owner node', () => {
     const unlinked = await one.api('POST', 'instance/create', { body: { instanceName: unlinkedName, integration: 'SANDBOX' } });
     expect(unlinked.status, JSON.stringify(unlinked.body)).toBe(201);
     const c = { name: unlinkedName, id: unlinked.body.instance.instanceId as string };
-    const incarnationOne = one.services.nodes.incarnation;
-    for (const id of [a.id, b.id, c.id]) await own(id, incarnationOne);
+    // Created on node 1, owned by node 1 (the only live node).
+    const owners = await one.services.store.db.selectFrom('instance_owners').select('owner').where('instance_id', 'in', [a.id, b.id, c.id]).execute();
+    expect(owners.map((o) => o.owner)).toEqual([one.services.nodes.incarnation, one.services.nodes.incarnation, one.services.nodes.incarnation]);
     await twoLearns();
 
     // Connection state: node 1's live state, as node 1 answers it.
@@ -168,9 +187,10 @@ describe('live operations carried to the owner node', () => {
     'carries method, path, query, body bytes (JSON and multipart) and the caller key; answers the owner status, headers and body',
     async () => {
       const owner = await fakeNode();
+      let stopFake: (() => Promise<unknown>) | undefined;
       try {
         const a = await linkedSandbox(one, 'fw-bytes');
-        await aliveNode('fake-owner-bytes', owner.url);
+        stopFake = await aliveNode('fake-owner-bytes', owner.url);
         await own(a.id, 'fake-owner-bytes');
         await twoLearns();
 
@@ -221,6 +241,7 @@ describe('live operations carried to the owner node', () => {
         expect(settings.status).toBe(200);
         expect(owner.seen).toHaveLength(2);
       } finally {
+        await stopFake?.();
         await owner.close();
       }
     },
@@ -228,9 +249,10 @@ describe('live operations carried to the owner node', () => {
 
   it.skipIf(!pg?.available)('carries exactly the routes that need the live connection; the others are served where they land', async () => {
     const owner = await fakeNode();
+    let stopFake: (() => Promise<unknown>) | undefined;
     try {
       const a = await linkedSandbox(one, 'fw-routes');
-      await aliveNode('fake-owner-routes', owner.url);
+      stopFake = await aliveNode('fake-owner-routes', owner.url);
       await own(a.id, 'fake-owner-routes');
       await twoLearns();
       const doc = (await two.api('GET', '/messenger/docs/json')).body as { paths: Record<string, Record<string, unknown>> };
@@ -288,6 +310,7 @@ describe('live operations carried to the owner node', () => {
         ]),
       );
     } finally {
+      await stopFake?.();
       await owner.close();
     }
   });
@@ -296,12 +319,18 @@ describe('live operations carried to the owner node', () => {
     'a dead owner: waits for a new one (bounded), then 503 with Retry-After; served as soon as the instance has a live owner',
     async () => {
       const owner = await fakeNode();
+      let stopFake: (() => Promise<unknown>) | undefined;
       try {
         const a = await linkedSandbox(one, 'fw-dead');
-        await aliveNode('fake-owner-dead', owner.url);
+        stopFake = await aliveNode('fake-owner-dead', owner.url);
         await own(a.id, 'fake-owner-dead');
         await twoLearns();
         const db = one.services.store.db;
+        // Node 1 lets it go (the row names another owner), and then looks no more: nobody takes the instance over.
+        await waitFor(() => one.services.lifecycle.connectorOf(a.id) === undefined, 10_000);
+        const ownership = ownershipOf(one);
+        const rebalance = ownership.rebalance;
+        ownership.rebalance = async () => undefined;
 
         // Its heartbeat old: dead, although the owner row still names it.
         await db
@@ -331,25 +360,20 @@ describe('live operations carried to the owner node', () => {
           .execute();
         expect((await two.api('GET', `instance/connectionState/${a.name}`)).status).toBe(503);
 
-        // Handed over while a request waits: the request goes to the new owner (node 1) and is answered.
-        await own(a.id, null);
+        // Taken over while a request waits: the request goes to the new owner (node 1) and is answered.
         started = Date.now();
         const waiting = two.api('GET', `instance/connectionState/${a.name}`);
         await new Promise((resolve) => setTimeout(resolve, 300));
-        await own(a.id, one.services.nodes.incarnation);
+        ownership.rebalance = rebalance;
+        await ownership.rebalance();
         const served = await waiting;
         expect(served.status, JSON.stringify(served.body)).toBe(200);
-        expect(served.body.instance.state).toBe('open');
+        expect(served.body.instance.instanceName).toBe(a.name);
         expect(Date.now() - started).toBeLessThan(moveWaitMs);
-
-        // Moved to node 2: node 2 answers locally (from what the store says; it has no connection of its own here).
-        await own(a.id, two.services.nodes.incarnation);
-        const local = await two.api('GET', `instance/connectionState/${a.name}`);
-        expect(local.status, JSON.stringify(local.body)).toBe(200);
-        expect(local.body.instance.instanceName).toBe(a.name);
+        expect(one.services.lifecycle.connectorOf(a.id)).toBeDefined();
         expect(owner.seen).toHaveLength(0);
-        await own(a.id, one.services.nodes.incarnation);
       } finally {
+        await stopFake?.();
         await owner.close();
       }
     },
@@ -358,21 +382,24 @@ describe('live operations carried to the owner node', () => {
   it.skipIf(!pg?.available)('an owner listed alive that does not listen: 503 with Retry-After, not 500', async () => {
     const a = await linkedSandbox(one, 'fw-closed');
     const closedPort = await freePort();
-    await aliveNode('fake-owner-closed', `http://127.0.0.1:${closedPort}`);
-    await own(a.id, 'fake-owner-closed');
-    await twoLearns();
-    const started = Date.now();
-    const res = await two.api('POST', `chat/sendPresence/${a.name}`, { body: { number: '5511999990000', presence: 'composing', delay: 0 } });
-    expect(res.status).toBe(503);
-    expect(res.body.response.message[0]).toMatch(/cannot be reached/);
-    expect(res.headers.get('retry-after')).toBeTruthy();
-    expect(Date.now() - started).toBeLessThan(3000);
-    await own(a.id, one.services.nodes.incarnation);
+    const stopFake = await aliveNode('fake-owner-closed', `http://127.0.0.1:${closedPort}`);
+    try {
+      await own(a.id, 'fake-owner-closed');
+      await twoLearns();
+      const started = Date.now();
+      const res = await two.api('POST', `chat/sendPresence/${a.name}`, { body: { number: '5511999990000', presence: 'composing', delay: 0 } });
+      expect(res.status).toBe(503);
+      expect(res.body.response.message[0]).toMatch(/cannot be reached/);
+      expect(res.headers.get('retry-after')).toBeTruthy();
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await stopFake();
+    }
+    await backToOne(a.id);
   });
 
   it.skipIf(!pg?.available)('never forwards twice: a forwarded request reaching a node that is not the owner is a 503', async () => {
     const a = await linkedSandbox(one, 'fw-loop');
-    await own(a.id, one.services.nodes.incarnation);
     await twoLearns();
     const headers = { 'x-switchboard-forwarded-by': 'some-other-node' };
     const res = await two.api('GET', `instance/connectionState/${a.name}`, { headers });
@@ -395,13 +422,12 @@ describe.each(targets)('one node on $name', (target) => {
     await t?.close();
   });
 
-  it.skipIf(!target.available)('serves live operations itself, with an ownership row or without one', async () => {
+  it.skipIf(!target.available)('serves live operations itself, as the owner of its instances', async () => {
     const a = await linkedSandbox(t, 'solo');
     expect((await t.api('GET', `instance/connectionState/${a.name}`)).body.instance.state).toBe('open');
-    await t.services.store.db
-      .insertInto('instance_owners')
-      .values({ instance_id: a.id, owner: t.services.nodes.incarnation, generation: 1, since: Date.now() })
-      .execute();
+    // Owned by this node, the only one.
+    const row = await t.services.store.db.selectFrom('instance_owners').select('owner').where('instance_id', '=', a.id).executeTakeFirst();
+    expect(row?.owner).toBe(t.services.nodes.incarnation);
     expect((await t.api('POST', `chat/sendPresence/${a.name}`, { body: { number: '5511999990000', presence: 'composing', delay: 0 } })).status).toBe(201);
     const logout = await t.api('DELETE', `instance/logout/${a.name}`);
     expect(logout.status, JSON.stringify(logout.body)).toBe(200);
