@@ -70,7 +70,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // A fleet (PostgreSQL): routes needing the live connection are served by the instance's owner node. SQLite: one node.
   if (services.store.dialect === 'postgres') {
     const forwarding = registerLiveForwarding(base, {
-      directory: new OwnerDirectory({ db: services.store.db, self: services.nodes.incarnation, deadAfterMs: config.nodeDeadAfterMs }),
+      directory: new OwnerDirectory({
+        db: services.store.db,
+        self: services.nodes.incarnation,
+        deadAfterMs: config.nodeDeadAfterMs,
+        heldHere: (id) => services.lifecycle.ownsLocally(id),
+      }),
       self: services.nodes.incarnation,
       // A dead owner's instances are taken over at the survivors' next beat: two beats and a margin.
       moveWaitMs: 2 * config.nodeHeartbeatMs + 1000,

@@ -21,6 +21,8 @@ export interface OwnerDirectoryOptions {
   self: string;
   /** NODE_DEAD_AFTER_MS: an owner whose heartbeat is older than this is not alive. */
   deadAfterMs: number;
+  /** Whether this node holds the instance now (in memory): then it is the owner, and no query is needed. */
+  heldHere?: (instanceId: string) => boolean;
   now?: () => number;
 }
 
@@ -31,6 +33,8 @@ export class OwnerDirectory {
   constructor(private readonly options: OwnerDirectoryOptions) {}
 
   ownerOf(instanceId: string): Promise<OwnerAnswer> {
+    // The common case of a node answering for its own instances costs nothing (a lost lease is refused by the fence).
+    if (this.options.heldHere?.(instanceId)) return Promise.resolve({ incarnation: this.options.self, address: null, self: true });
     const running = this.asking.get(instanceId);
     if (running) return running;
     const ask = this.read(instanceId).finally(() => this.asking.delete(instanceId));

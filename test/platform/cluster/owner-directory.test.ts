@@ -48,6 +48,11 @@ describe.each(targets)('the owner directory on $name', (target) => {
       const [first, second] = await Promise.all([directory.ownerOf('i-dead'), directory.ownerOf('i-dead')]);
       expect(first).toEqual({ incarnation: 'other', address: 'http://other:8080', self: false });
       expect(second).toEqual(first);
+
+      // An instance this node holds in memory is its own without a look at the store (even before its row is read).
+      const holding = new OwnerDirectory({ db: store().db, self: 'me', deadAfterMs, now: () => now, heldHere: (id) => id === 'i-held' });
+      expect(await holding.ownerOf('i-held')).toEqual({ incarnation: 'me', address: null, self: true });
+      expect(await holding.ownerOf('i-other')).toEqual({ incarnation: 'other', address: 'http://other:8080', self: false });
     });
   });
 });
