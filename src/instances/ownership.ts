@@ -54,6 +54,8 @@ const firstGeneration = 1;
 export class InstanceOwnership implements OwnershipFence {
   /** The instances this node owns, with the generation it acquired each under. */
   private readonly held = new Map<string, number>();
+  /** When each held instance was taken on (created here or claimed). */
+  private readonly heldSince = new Map<string, number>();
   private holder: OwnedInstances | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -112,6 +114,7 @@ export class InstanceOwnership implements OwnershipFence {
   /** A clean stop, after the connectors stopped: every instance of this node freed, and the other nodes told. */
   async releaseAll(): Promise<void> {
     this.held.clear();
+    this.heldSince.clear();
     try {
       const released = await releaseAll(this.deps.db, this.incarnation, Date.now());
       if (released > 0) await this.deps.signals.send(ownersChannel, this.incarnation);
@@ -131,6 +134,7 @@ export class InstanceOwnership implements OwnershipFence {
     unit.afterCommit(() => {
       this.creating.delete(instanceId);
       this.held.set(instanceId, firstGeneration);
+      this.heldSince.set(instanceId, Date.now());
     });
     await insertOwned(unit.tx, this.incarnation, instanceId, firstGeneration, Date.now());
   }
@@ -225,12 +229,20 @@ export class InstanceOwnership implements OwnershipFence {
     const mine = agreed.length;
     if (mine < share) {
       const claimed = await claimFree(db, dialect, this.incarnation, now - deadAfterMs, share - mine, now);
-      for (const row of claimed) this.held.set(row.instanceId, row.generation);
+      for (const row of claimed) {
+        this.held.set(row.instanceId, row.generation);
+        this.heldSince.set(row.instanceId, now);
+      }
       if (claimed.length > 0) this.logger.info({ claimed: claimed.length, owned: this.held.size, share }, 'instances taken on');
       return claimed.map((row) => row.instanceId);
     }
     const others = live.filter((incarnation) => incarnation !== this.incarnation).length;
-    if (mine > share && others > 0) await this.handOver(agreed.slice(-Math.min(mine - share, Math.max(handOverAtLeast, Math.ceil(share / 20)))));
+    if (mine > share && others > 0) {
+      // The longest held go first; one taken on less than a dead time ago (created and linking now, say) stays for now.
+      const settled = agreed.filter(([instanceId]) => now - (this.heldSince.get(instanceId) ?? 0) >= deadAfterMs);
+      const count = Math.min(mine - share, Math.max(handOverAtLeast, Math.ceil(share / 20)));
+      if (settled.length > 0) await this.handOver(settled.slice(0, count));
+    }
     return [];
   }
 
@@ -238,7 +250,10 @@ export class InstanceOwnership implements OwnershipFence {
   private async handOver(extras: readonly [string, number][]): Promise<void> {
     const given: OwnedRow[] = extras.map(([instanceId, generation]) => ({ instanceId, generation }));
     for (const row of given) await this.holder?.stopLocally(row.instanceId);
-    for (const row of given) this.held.delete(row.instanceId);
+    for (const row of given) {
+      this.held.delete(row.instanceId);
+      this.heldSince.delete(row.instanceId);
+    }
     const released = await release(this.deps.db, this.incarnation, given, Date.now());
     this.logger.info({ handedOver: released.length, owned: this.held.size }, 'instances handed over to less busy nodes');
     if (released.length > 0) await this.deps.signals.send(ownersChannel, this.incarnation);

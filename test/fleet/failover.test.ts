@@ -169,6 +169,9 @@ describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: 
     const watched = setup.recipients[0];
     const victim = await ownerOf(fleet, watched);
     const survivors = [0, 1, 2].filter((i) => i !== victim);
+    // Its websocket events switched on (through another node than the one the client connects to).
+    const ws = await fleet.api(survivors[1] ?? victim, 'POST', `websocket/set/${watched.name}`, { websocket: { enabled: true, events: ['MESSAGES_UPSERT'] } });
+    expect(ws.status, JSON.stringify(ws.body)).toBe(201);
     const socket = await attachSocket(fleet, survivors[0], watched.name);
     cleanups.push(async () => socket.close());
     const sampler = sampleOwnership(fleet);
