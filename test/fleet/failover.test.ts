@@ -3,11 +3,6 @@
 // once and no event missed or doubled, a SIGTERM hands over within 5 s, and no instance is ever owned twice in a chaos
 // run of random kills and restarts under load.
 //
-// OFF UNLESS FLEET_FULL=1. These tests need ownership with fencing, registry sync across nodes, forwarding to the owner,
-// events across nodes and the sandbox across nodes (issue 20's other parts); without them they fail. Once those parts
-// are merged, the lead removes the FLEET_FULL switch below (`full`) so that they always run. Until then, each test is
-// reported as skipped with the reason in its name, never silently:  FLEET_FULL=1 npx vitest run test/fleet/failover.test.ts
-//
 // Only the public API is used (sandbox instances linked through `sandbox/scan`, webhooks, socket.io, GET
 // /messenger/cluster), plus reading `instance_owners` and `nodes` from the store, as an operator could.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,10 +28,7 @@ import {
 } from '../support/fleet-process.js';
 import { sleep, waitFor } from '../support/wait.js';
 
-const full = process.env.FLEET_FULL === '1';
-const available = full && (await postgresAvailable('the fleet failover tests (test/fleet/failover.test.ts)'));
-if (!full) console.warn('test/fleet/failover.test.ts: SKIPPED until issue 20 is merged whole — run with FLEET_FULL=1 (see the top of the file)');
-const needs = full ? '' : ' [skipped: needs FLEET_FULL=1 until ownership, sync, forwarding, events and sandbox of issue 20 are merged]';
+const available = await postgresAvailable('the fleet failover tests (test/fleet/failover.test.ts)');
 
 /** Bounds of the issue: a dead node's instances open again within 15 s, a SIGTERM hands over within 5 s. */
 const takeoverMs = 15_000;
@@ -119,8 +111,8 @@ async function ownerOf(fleet: ProcessFleet, instance: LinkedInstance): Promise<n
   return owner;
 }
 
-describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: issue 20's "Done when"${needs}`, () => {
-  it(`any node answers any request, and instances spread over the nodes${needs}`, async () => {
+describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: issue 20's "Done when"`, () => {
+  it(`any node answers any request, and instances spread over the nodes`, async () => {
     const fleet = await fleetOf(3);
     const receiver = await receiverFor();
     const setup = await pairsOn(fleet, 3, 'any', receiver);
@@ -159,7 +151,7 @@ describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: 
     expect(Math.max(...perNode) - Math.min(...perNode), `instances per node: ${JSON.stringify(perNode)}`).toBeLessThanOrEqual(1);
   }, 300_000);
 
-  it(`a kill -9 of a node under load: within 15 s every instance is open on the survivors, nothing lost or doubled, the websocket client on another node missed nothing${needs}`, async () => {
+  it(`a kill -9 of a node under load: within 15 s every instance is open on the survivors, nothing lost or doubled, the websocket client on another node missed nothing`, async () => {
     const fleet = await fleetOf(3);
     const receiver = await receiverFor();
     const setup = await pairsOn(fleet, 6, 'kill', receiver);
@@ -189,7 +181,7 @@ describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: 
     await expectEveryAcceptedSendOnce(receiver, report.accepted, setup, fleet);
     // The websocket client (on a survivor) got every accepted send to the watched instance, from before and after the kill.
     const toWatched = report.accepted.filter((send) => setup.recipientOf(send.pair) === watched.name).map((send) => send.text);
-    const onSocket = new Set(socket.events.filter((event) => event.event === 'messages.upsert').map((event) => textOf(event.data)));
+    const onSocket = new Set(socket.events.filter((event) => event.event === 'messages.upsert').map((event) => textOf(event.data?.data)));
     expect(
       toWatched.filter((text) => !onSocket.has(text)),
       `sends to ${watched.name} the websocket client on node ${survivors[0] + 1} missed`,
@@ -198,7 +190,7 @@ describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: 
     expect((await sampler.stop()).violations, 'ownership breaches').toEqual([]);
   }, 300_000);
 
-  it(`a SIGTERM hands the node's instances over within 5 s, with nothing lost${needs}`, async () => {
+  it(`a SIGTERM hands the node's instances over within 5 s, with nothing lost`, async () => {
     const fleet = await fleetOf(3);
     const receiver = await receiverFor();
     const setup = await pairsOn(fleet, 3, 'term', receiver);
@@ -222,7 +214,7 @@ describe.skipIf(!available)(`a fleet of three nodes on one PostgreSQL database: 
     expect((await sampler.stop()).violations, 'ownership breaches').toEqual([]);
   }, 300_000);
 
-  it(`never two owners of one instance, sampled through a chaos run of random kills and restarts under load${needs}`, async () => {
+  it(`never two owners of one instance, sampled through a chaos run of random kills and restarts under load`, async () => {
     const fleet = await fleetOf(3);
     const receiver = await receiverFor();
     const setup = await pairsOn(fleet, 4, 'chaos', receiver);

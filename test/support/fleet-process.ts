@@ -54,8 +54,11 @@ export interface FleetOptions {
   wait?: boolean;
 }
 
-/** Lease settings short enough for tests: a heartbeat every 300 ms, dead after 2 s. */
-export const fleetLeases = { NODE_HEARTBEAT_INTERVAL_MS: '300', NODE_DEAD_AFTER_MS: '2000' };
+/**
+ * Lease settings short enough for tests: a heartbeat every 500 ms, dead after 4 s (a node busy starting on a loaded
+ * two-core machine missed 2 s and fenced itself off, as it must: too short for a test of takeovers).
+ */
+export const fleetLeases = { NODE_HEARTBEAT_INTERVAL_MS: '500', NODE_DEAD_AFTER_MS: '4000' };
 
 const living = new Set<ChildProcess>();
 
@@ -264,7 +267,9 @@ export interface LinkedInstance {
 export async function linkSandboxOn(fleet: ProcessFleet, i: number, name: string, number: string): Promise<LinkedInstance> {
   const created = await fleet.api(i, 'POST', 'instance/create', { instanceName: name, integration: 'SANDBOX', qrcode: true });
   if (created.status !== 201) throw new Error(`create ${name} on node ${i + 1}: ${created.status} ${JSON.stringify(created.body)}`);
-  const scan = await fleet.api(i, 'POST', 'sandbox/scan', { code: created.body.qrcode.code, number });
+  const code = created.body?.qrcode?.code;
+  if (typeof code !== 'string') throw new Error(`create ${name} on node ${i + 1} answered no QR code: ${JSON.stringify(created.body)}\n${fleet.logs()}`);
+  const scan = await fleet.api(i, 'POST', 'sandbox/scan', { code, number });
   if (scan.status !== 200) throw new Error(`scan ${name} on node ${i + 1}: ${scan.status} ${JSON.stringify(scan.body)}`);
   return { name, id: created.body.instance.instanceId as string, owner: scan.body.instance.owner as string, number };
 }
@@ -430,6 +435,7 @@ export function sendLoad(fleet: ProcessFleet, options: LoadOptions) {
 
 interface SocketRecord {
   event: string;
+  /** The envelope as socket.io delivers it: `{ event, instance, data, … }` (the event's own data under `data`). */
   data: Json;
   at: number;
 }
