@@ -105,6 +105,8 @@ export class InstanceRegistry {
   private readonly byOwner = new Map<string, Instance>();
   /** Unsealed instance keys, for answers to callers entitled to them and opted-in event envelopes. */
   private readonly keys = new Map<string, string>();
+  /** Changes committed by this node, counted per instance: a read-back that raced one of them is not applied. */
+  private readonly localChanges = new Map<string, number>();
   private readonly changeListeners: InstanceChangeListener[] = [];
 
   constructor(
@@ -319,9 +321,12 @@ export class InstanceRegistry {
   private async refreshMany(ids: string[]): Promise<void> {
     for (let start = 0; start < ids.length; start += idsPerRead) {
       const chunk = ids.slice(start, start + idsPerRead);
+      const changesBefore = chunk.map((id) => this.localChanges.get(id) ?? 0);
       const rows = await this.db.selectFrom('instances').selectAll().where('id', 'in', chunk).execute();
       const found = new Map(rows.map((row) => [row.id, row]));
-      for (const id of chunk) {
+      for (const [index, id] of chunk.entries()) {
+        // A change committed here while the row was read is newer than what was read (its own signal reads it again).
+        if ((this.localChanges.get(id) ?? 0) !== changesBefore[index]) continue;
         const current = this.byId.get(id);
         if (current) this.unindex(current);
         const row = found.get(id);
@@ -355,6 +360,7 @@ export class InstanceRegistry {
     unit.afterCommit(() => {
       const current = this.byId.get(instance.id);
       if (!current) return; // Deleted meanwhile.
+      this.localChanges.set(instance.id, (this.localChanges.get(instance.id) ?? 0) + 1);
       this.unindex(current);
       this.remember(patch(current));
     });
@@ -370,6 +376,7 @@ export class InstanceRegistry {
 
   private forget(instance: Instance): void {
     this.keys.delete(instance.id);
+    this.localChanges.delete(instance.id);
     this.unindex(instance);
   }
 
