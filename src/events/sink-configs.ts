@@ -6,6 +6,7 @@ import type { Unit } from '../platform/store/unit.js';
 import type { Database } from '../platform/store/schema.js';
 import type { StoreSignals } from '../platform/store/signals.js';
 import { followChanges } from '../platform/store/batched-refresh.js';
+import { LocalChanges } from '../platform/store/local-changes.js';
 import type { SinkConfig, SinkKind } from '../core/event-sink.js';
 import { resolveEventName, subscribed, type EventName } from '../core/event-catalog.js';
 
@@ -32,6 +33,8 @@ const idsPerRead = 500;
 
 export class SinkConfigs {
   private readonly cache = new Map<string, Map<SinkKind, SinkConfig>>();
+  /** Changes made here: a read-back that raced one is read again rather than applied over it. */
+  private readonly localChanges = new LocalChanges();
 
   constructor(
     private readonly db: Db,
@@ -85,6 +88,7 @@ export class SinkConfigs {
     await this.signals?.sendIn(unit, changesChannel, instanceId);
     // Visible to event emission in this same unit (e.g. a creation webhook gets the creation's first events).
     const previous = this.get(instanceId, sink);
+    this.localChanges.madeIn(unit, instanceId);
     this.remember(instanceId, sink, config);
     unit.onRollback(() => {
       if (previous) this.remember(instanceId, sink, previous);
@@ -95,16 +99,29 @@ export class SinkConfigs {
   /** The instance's settings were deleted in the unit (with the instance): forgotten here at commit, and on every node. */
   async removed(unit: Unit, instanceId: string): Promise<void> {
     await this.signals?.sendIn(unit, changesChannel, instanceId);
-    unit.afterCommit(() => this.cache.delete(instanceId));
+    unit.afterCommit(() => {
+      this.cache.delete(instanceId);
+      this.localChanges.forget(instanceId);
+    });
   }
 
-  private async refreshMany(ids: string[]): Promise<void> {
+  /** Reads these instances' settings back; answers those whose read raced a change made here (read them again). */
+  private async refreshMany(ids: string[]): Promise<string[]> {
+    const again: string[] = [];
     for (let start = 0; start < ids.length; start += idsPerRead) {
       const chunk = ids.slice(start, start + idsPerRead);
+      const mark = this.localChanges.mark(chunk);
       const rows = await this.db.selectFrom('event_sinks').selectAll().where('instance_id', 'in', chunk).execute();
-      for (const id of chunk) this.cache.delete(id);
-      for (const row of rows) this.remember(row.instance_id, row.sink as SinkKind, fromRow(row));
+      const fresh = chunk.filter((id, index) => {
+        if (!this.localChanges.raced(id, mark, index)) return true;
+        again.push(id);
+        return false;
+      });
+      for (const id of fresh) this.cache.delete(id);
+      const freshIds = new Set(fresh);
+      for (const row of rows) if (freshIds.has(row.instance_id)) this.remember(row.instance_id, row.sink as SinkKind, fromRow(row));
     }
+    return again;
   }
 
   private remember(instanceId: string, sink: SinkKind, config: SinkConfig): void {

@@ -7,6 +7,7 @@ import type { Unit } from '../platform/store/unit.js';
 import type { SecretsBox } from '../platform/util/secrets-box.js';
 import type { StoreSignals } from '../platform/store/signals.js';
 import { followChanges } from '../platform/store/batched-refresh.js';
+import { LocalChanges } from '../platform/store/local-changes.js';
 import { notFound } from '../core/errors.js';
 import { hashApiKey } from '../platform/util/api-keys.js';
 import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from '../core/instance.js';
@@ -106,7 +107,7 @@ export class InstanceRegistry {
   /** Unsealed instance keys, for answers to callers entitled to them and opted-in event envelopes. */
   private readonly keys = new Map<string, string>();
   /** Changes committed by this node, counted per instance: a read-back that raced one of them is not applied. */
-  private readonly localChanges = new Map<string, number>();
+  private readonly localChanges = new LocalChanges();
   private readonly changeListeners: InstanceChangeListener[] = [];
 
   constructor(
@@ -212,6 +213,7 @@ export class InstanceRegistry {
     await this.signal(unit, input.id);
     const instance = fromRow(row);
     // Visible at once to this node's unit (events of the creation); undone if the unit rolls back.
+    this.localChanges.madeIn(unit, instance.id);
     this.remember(instance);
     this.keys.set(instance.id, input.apikey);
     unit.onRollback(() => this.forget(instance));
@@ -317,16 +319,22 @@ export class InstanceRegistry {
     return this.byId.get(id);
   }
 
-  /** Re-reads these instances from the store: changed ones are indexed anew (a new name, key or owner), gone ones forgotten. */
-  private async refreshMany(ids: string[]): Promise<void> {
+  /**
+   * Re-reads these instances from the store: changed ones are indexed anew (a new name, key or owner), gone ones
+   * forgotten. Answers those whose read raced a change committed here (newer than what was read): read them again.
+   */
+  private async refreshMany(ids: string[]): Promise<string[]> {
+    const again: string[] = [];
     for (let start = 0; start < ids.length; start += idsPerRead) {
       const chunk = ids.slice(start, start + idsPerRead);
-      const changesBefore = chunk.map((id) => this.localChanges.get(id) ?? 0);
+      const mark = this.localChanges.mark(chunk);
       const rows = await this.db.selectFrom('instances').selectAll().where('id', 'in', chunk).execute();
       const found = new Map(rows.map((row) => [row.id, row]));
       for (const [index, id] of chunk.entries()) {
-        // A change committed here while the row was read is newer than what was read (its own signal reads it again).
-        if ((this.localChanges.get(id) ?? 0) !== changesBefore[index]) continue;
+        if (this.localChanges.raced(id, mark, index)) {
+          again.push(id);
+          continue;
+        }
         const current = this.byId.get(id);
         if (current) this.unindex(current);
         const row = found.get(id);
@@ -335,6 +343,7 @@ export class InstanceRegistry {
         this.told(id, this.byId.get(id));
       }
     }
+    return again;
   }
 
   /** Tells every node of the store, when the unit commits, that the instance's row changed. */
@@ -360,7 +369,7 @@ export class InstanceRegistry {
     unit.afterCommit(() => {
       const current = this.byId.get(instance.id);
       if (!current) return; // Deleted meanwhile.
-      this.localChanges.set(instance.id, (this.localChanges.get(instance.id) ?? 0) + 1);
+      this.localChanges.made(instance.id);
       this.unindex(current);
       this.remember(patch(current));
     });
@@ -376,7 +385,7 @@ export class InstanceRegistry {
 
   private forget(instance: Instance): void {
     this.keys.delete(instance.id);
-    this.localChanges.delete(instance.id);
+    this.localChanges.forget(instance.id);
     this.unindex(instance);
   }
 

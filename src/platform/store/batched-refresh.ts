@@ -2,8 +2,11 @@
 import type { StoreSignals } from './signals.js';
 
 export interface BatchedRefreshOptions {
-  /** Reads these ids back from the store (rows gone: forgotten); `all`: everything (after signals may have been missed). */
-  read(ids: string[] | 'all'): Promise<void>;
+  /**
+   * Reads these ids back from the store (rows gone: forgotten); `all`: everything (after signals may have been missed).
+   * Answers the ids whose read-back raced a change made here and was not applied: they are read again.
+   */
+  read(ids: string[] | 'all'): Promise<readonly string[] | void>;
   /** How long ids are gathered before one read (a burst of changes costs one read, not one each). */
   windowMs?: number;
   onError(error: unknown): void;
@@ -63,6 +66,9 @@ class BatchedRefresh {
     let failed = false;
     this.running = this.options
       .read(ids)
+      .then((again) => {
+        if (again && !this.stopped) for (const id of again) this.dirty.add(id);
+      })
       .catch((error: unknown) => {
         // Read again later: the ids are still stale here.
         if (!this.stopped) {

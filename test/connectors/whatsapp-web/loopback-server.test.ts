@@ -466,7 +466,8 @@ async function link(w: World, connector: Connector): Promise<void> {
   const qr = connector.qr();
   expect(qr).not.toBeNull();
   w.mock.scan(qr!.code, PHONE);
-  await waitFor(() => connector.state() === 'open', 20_000, { what: 'open after pairing', intervalMs: 25 });
+  // The connector is open before the host is told (its credentials are saved first): wait for both.
+  await waitFor(() => connector.state() === 'open' && w.host.last('open') !== undefined, 20_000, { what: 'open after pairing', intervalMs: 25 });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
