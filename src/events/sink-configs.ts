@@ -54,7 +54,7 @@ export class SinkConfigs {
    */
   follow(signals: StoreSignals, onError: (error: unknown) => void): () => void {
     return followChanges(signals, changesChannel, {
-      read: (ids) => (ids === 'all' ? this.load() : this.refreshMany(ids)),
+      read: async (ids) => (ids === 'all' ? this.load().then(() => []) : this.refreshMany(ids)),
       onError,
     });
   }

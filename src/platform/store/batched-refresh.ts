@@ -6,7 +6,7 @@ export interface BatchedRefreshOptions {
    * Reads these ids back from the store (rows gone: forgotten); `all`: everything (after signals may have been missed).
    * Answers the ids whose read-back raced a change made here and was not applied: they are read again.
    */
-  read(ids: string[] | 'all'): Promise<readonly string[] | void>;
+  read(ids: string[] | 'all'): Promise<readonly string[]>;
   /** How long ids are gathered before one read (a burst of changes costs one read, not one each). */
   windowMs?: number;
   onError(error: unknown): void;
@@ -67,7 +67,7 @@ class BatchedRefresh {
     this.running = this.options
       .read(ids)
       .then((again) => {
-        if (again && !this.stopped) for (const id of again) this.dirty.add(id);
+        if (!this.stopped) for (const id of again) this.dirty.add(id);
       })
       .catch((error: unknown) => {
         // Read again later: the ids are still stale here.
