@@ -67,6 +67,24 @@ export interface KindCapabilities {
   templates?: boolean;
 }
 
+/**
+ * What a WhatsApp Web link can do (lists go out as single-choice polls, which phones on such links show reliably): the
+ * WhatsApp Web connector has it, and the sandbox, which stands in for it.
+ */
+export const whatsAppWebCapabilities: KindCapabilities = {
+  messaging: { operations: messageOperations, lists: 'poll' },
+  presence: true,
+  privacy: true,
+  contacts: true,
+  profile: true,
+  changes: ['revoke', 'edit'],
+  blocking: true,
+  mediaDownload: true,
+  chats: true,
+  groups: true,
+  labels: true,
+};
+
 /** The creation fields a kind may take, as the create request gives them. */
 export interface CreationInput {
   token?: string;

@@ -1,5 +1,5 @@
 // The SANDBOX connector kind: a messenger simulated inside the service (QR scan, injection, its own media store).
-import { messageOperations, type ConnectorKind } from '../../core/connector-kind.js';
+import { whatsAppWebCapabilities, type ConnectorKind } from '../../core/connector-kind.js';
 import type { KindDeps } from '../kind-deps.js';
 import { plainCreationFields } from '../plain-creation.js';
 import { sandboxLid } from './addresses.js';
@@ -41,19 +41,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
   return {
     name,
     label: 'Sandbox',
-    capabilities: {
-      messaging: { operations: messageOperations, lists: 'poll' },
-      presence: true,
-      privacy: true,
-      contacts: true,
-      profile: true,
-      changes: ['revoke', 'edit'],
-      blocking: true,
-      mediaDownload: true,
-      chats: true,
-      groups: true,
-      labels: true,
-    },
+    capabilities: whatsAppWebCapabilities,
     alwaysOn: false,
     creationFields: plainCreationFields,
     // SANDBOX_AUTO_LINK: linked at creation, to `number` or a generated one, for demos and tests.

@@ -1,5 +1,5 @@
 // The WHATSAPP-BAILEYS connector kind: WhatsApp Web linked by QR code or pairing code, with every capability module.
-import { messageOperations, type ConnectorKind } from '../../core/connector-kind.js';
+import { whatsAppWebCapabilities, type ConnectorKind } from '../../core/connector-kind.js';
 import type { KindDeps } from '../kind-deps.js';
 import { createWhatsAppWebFactory } from './index.js';
 import { pairingDigits, requiredPairingDigits } from './pairing-number.js';
@@ -8,20 +8,7 @@ export function whatsAppWebKind(deps: KindDeps): ConnectorKind {
   return {
     name: 'WHATSAPP-BAILEYS',
     label: 'WhatsApp Baileys',
-    // Lists go out as single-choice polls: phones on WhatsApp Web links show those reliably.
-    capabilities: {
-      messaging: { operations: messageOperations, lists: 'poll' },
-      presence: true,
-      privacy: true,
-      contacts: true,
-      profile: true,
-      changes: ['revoke', 'edit'],
-      blocking: true,
-      mediaDownload: true,
-      chats: true,
-      groups: true,
-      labels: true,
-    },
+    capabilities: whatsAppWebCapabilities,
     alwaysOn: false,
     // The number is for a pairing code: the same rule as connect's, checked before anything is stored.
     creationFields: (input) => ({
