@@ -50,6 +50,25 @@ export interface Health {
   version: string;
 }
 
+/** One life of a node sharing the store, as `GET /cluster` answers it. */
+export interface ClusterNode {
+  incarnation: string;
+  nodeId: string;
+  address: string | null;
+  state: 'alive' | 'dead' | 'stopped';
+  self: boolean;
+  startedAt: string;
+  heartbeatAt: string;
+  stoppedAt: string | null;
+  instances: number;
+}
+
+export interface Cluster {
+  self: { incarnation: string; nodeId: string };
+  deadAfterMs: number;
+  nodes: ClusterNode[];
+}
+
 export interface QrAnswer {
   pairingCode?: string | null;
   code?: string;
@@ -213,6 +232,7 @@ export class Api {
       readMessages: keys.map((k) => ({ remoteJid: k.remoteJid, fromMe: k.fromMe, id: k.id })),
     });
   health = () => this.call<Health>('GET', '/health');
+  cluster = () => this.call<Cluster>('GET', 'cluster');
 }
 
 function messagesOf(body: unknown, status: number): string[] {

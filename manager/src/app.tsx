@@ -1,4 +1,4 @@
-// The manager's shell: log in with a key, then the pages (instances, one instance, health) under a header.
+// The manager's shell: log in with a key, then the pages (instances, one instance, health, cluster) under a header.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { forgetKey, openSession, storedKey, type Session } from './session';
@@ -8,6 +8,7 @@ import { InstancesPage } from './pages/instances';
 import { CreatePage } from './pages/create';
 import { InstancePage } from './pages/instance';
 import { HealthPage } from './pages/health';
+import { ClusterPage } from './pages/cluster';
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
@@ -38,6 +39,7 @@ export function App() {
   if (page === 'new' && session.kind === 'global') body = <CreatePage session={session} />;
   else if (page === 'instances' && name) body = <InstancePage key={name} session={session} name={name} tab={tab ?? 'overview'} />;
   else if (page === 'health') body = <HealthPage session={session} />;
+  else if (page === 'cluster') body = <ClusterPage session={session} />;
   else if (session.kind === 'instance' && session.instance)
     body = <InstancePage key={session.instance} session={session} name={session.instance} tab="overview" />;
 
@@ -55,6 +57,11 @@ export function App() {
           <a href={href('health')} aria-current={page === 'health' ? 'page' : undefined}>
             Health
           </a>
+          {session.kind === 'global' && (
+            <a href={href('cluster')} aria-current={page === 'cluster' ? 'page' : undefined}>
+              Cluster
+            </a>
+          )}
           <a href="/messenger/docs" target="_blank" rel="noreferrer">
             API docs
           </a>

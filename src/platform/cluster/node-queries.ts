@@ -5,6 +5,8 @@ import type { Db } from '../store/db.js';
 interface NodeRecord {
   incarnation: string;
   nodeId: string;
+  /** NODE_ADDRESS as the node wrote it (null for rows from before addresses were kept). */
+  address: string | null;
   startedAt: number;
   heartbeatAt: number;
   stoppedAt: number | null;
@@ -57,6 +59,7 @@ export async function recentNodes(db: Db, since: number): Promise<NodeRecord[]> 
   return rows.map((row) => ({
     incarnation: row.incarnation,
     nodeId: row.node_id,
+    address: row.address ?? null,
     startedAt: Number(row.started_at),
     heartbeatAt: Number(row.heartbeat_at),
     stoppedAt: row.stopped_at === null ? null : Number(row.stopped_at),

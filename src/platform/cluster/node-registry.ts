@@ -22,6 +22,8 @@ export interface NodeRegistryOptions {
 export interface NodeView {
   incarnation: string;
   nodeId: string;
+  /** NODE_ADDRESS: where the other nodes reach it (null for an incarnation registered before addresses were kept). */
+  address: string | null;
   /** alive: heartbeat recent; dead: heartbeat older than NODE_DEAD_AFTER_MS; stopped: stopped cleanly (or retired). */
   state: 'alive' | 'dead' | 'stopped';
   /** This node (the one answering). */
@@ -93,6 +95,7 @@ export class NodeRegistry {
     return records.map((record) => ({
       incarnation: record.incarnation,
       nodeId: record.nodeId,
+      address: record.address,
       state: record.stoppedAt !== null ? 'stopped' : record.heartbeatAt >= now - this.options.deadAfterMs ? 'alive' : 'dead',
       self: record.incarnation === this.incarnation,
       startedAt: new Date(record.startedAt).toISOString(),

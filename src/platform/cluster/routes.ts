@@ -12,6 +12,7 @@ export interface ClusterRoutesOptions {
 const NodeAnswer = Type.Object({
   incarnation: Type.String({ description: 'One life of the node: new at every start' }),
   nodeId: Type.String({ description: 'NODE_ID' }),
+  address: Type.Union([Type.String(), Type.Null()], { description: 'NODE_ADDRESS: where the other nodes reach this one' }),
   state: Type.Union([Type.Literal('alive'), Type.Literal('dead'), Type.Literal('stopped')]),
   self: Type.Boolean({ description: 'The node answering this request' }),
   startedAt: Type.String({ format: 'date-time' }),

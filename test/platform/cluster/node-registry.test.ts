@@ -90,8 +90,14 @@ describe.each(targets)('the node registry on $name', (target) => {
     expect(res.body.self).toEqual({ incarnation: t.services.nodes.incarnation, nodeId: 'cluster-view' });
     expect(res.body.deadAfterMs).toBe(5000);
     const byIncarnation = new Map(res.body.nodes.map((node: { incarnation: string }) => [node.incarnation, node]));
-    expect(byIncarnation.get(t.services.nodes.incarnation)).toMatchObject({ nodeId: 'cluster-view', state: 'alive', self: true, stoppedAt: null });
-    expect(byIncarnation.get('gone-silent')).toMatchObject({ nodeId: 'other-node', state: 'dead', self: false, stoppedAt: null });
+    expect(byIncarnation.get(t.services.nodes.incarnation)).toMatchObject({
+      nodeId: 'cluster-view',
+      address: t.url,
+      state: 'alive',
+      self: true,
+      stoppedAt: null,
+    });
+    expect(byIncarnation.get('gone-silent')).toMatchObject({ nodeId: 'other-node', address: null, state: 'dead', self: false, stoppedAt: null });
     expect(byIncarnation.get('gone-cleanly')).toMatchObject({ nodeId: 'third-node', state: 'stopped', self: false });
     expect(new Date(res.body.nodes[0].startedAt).getTime()).toBeGreaterThanOrEqual(new Date(res.body.nodes[1].startedAt).getTime());
 
