@@ -7,17 +7,10 @@
 //
 // Meaningful once instance ownership is in (issue 20): before that no instance is ever taken over, and the
 // benchmark says so ("not open on another node within …").
-import { onInterrupt, benchArg, fmt, installExitHandlers, freshPostgresDatabase, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
-import { addNode, api, benchFleet, createSandboxes, owners, removeNodeData, startNode, stopNode, type BenchFleet } from './fleet-lib.js';
+import { fmt, loadAverage, sleep } from './lib-bench.js';
+import { addNode, api, createSandboxes, fleetBenchArgs, fleetBenchReady, owners, startNode, stopNode, withBenchFleet, type BenchFleet } from './fleet-lib.js';
 
-let instances = 30;
-let waitS = 30;
-for (const arg of process.argv.slice(2)) {
-  const parsed = benchArg(arg);
-  if (parsed.name === 'instances') instances = parsed.num();
-  else if (parsed.name === 'wait') waitS = parsed.num();
-  else throw new Error(`unknown argument ${arg} (--instances=<n>, --wait=<seconds>)`);
-}
+const { instances, wait: waitS } = fleetBenchArgs({ instances: 30, wait: 30 }, '--instances=<n>, --wait=<seconds>');
 
 /** The node owning the most instances now (by instance_owners; node 0 when nobody owns anything). */
 async function busiest(fleet: BenchFleet, running: number[]): Promise<{ node: number; owned: string[] }> {
@@ -52,13 +45,8 @@ async function timeToReopen(fleet: BenchFleet, names: string[], survivors: numbe
 }
 
 async function main(): Promise<void> {
-  installExitHandlers();
-  const unreachable = await postgresUnreachable();
-  if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
-  const database = await freshPostgresDatabase('bench_fleet');
-  const forget = onInterrupt(() => database.drop());
-  const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
-  try {
+  await fleetBenchReady({ hey: false });
+  await withBenchFleet('SIGKILL', async (fleet) => {
     for (let i = 0; i < 3; i++) await addNode(fleet);
     await Promise.all(fleet.nodes.map((node) => startNode(node)));
     await createSandboxes(fleet.nodes[0], fleet.key, 'failover-', instances);
@@ -89,12 +77,7 @@ async function main(): Promise<void> {
     console.log('| stop | instances of the stopped node | all open on the others after | load average |');
     console.log('|---|---|---|---|');
     for (const row of rows) console.log(row);
-  } finally {
-    for (const node of fleet.nodes) await stopNode(node, 'SIGKILL');
-    removeNodeData(fleet);
-    await database.drop();
-    forget();
-  }
+  });
 }
 
 await main();

@@ -6,7 +6,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, isRunning, serverNodeFlags, startChild, waitReady, type Child } from './lib-bench.js';
+import {
+  benchArg,
+  freePort,
+  freshPostgresDatabase,
+  installExitHandlers,
+  isRunning,
+  onInterrupt,
+  postgresUnreachable,
+  serverNodeFlags,
+  startChild,
+  waitReady,
+  type Child,
+} from './lib-bench.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
 type Json = any;
@@ -29,8 +41,51 @@ export interface BenchFleet {
   nodes: BenchNode[];
 }
 
+/**
+ * A fleet benchmark's arguments: `--name=<n>` for each number in `defaults` (positive), `--name` for each boolean (on);
+ * any other is an error that lists `usage`.
+ */
+export function fleetBenchArgs<T extends Record<string, number | boolean>>(defaults: T, usage: string): T {
+  const args: Record<string, number | boolean> = { ...defaults };
+  for (const arg of process.argv.slice(2)) {
+    const parsed = benchArg(arg);
+    const fallback: unknown = Object.hasOwn(defaults, parsed.name) ? defaults[parsed.name] : undefined;
+    if (typeof fallback === 'number') args[parsed.name] = parsed.num();
+    else if (typeof fallback === 'boolean') args[parsed.name] = true;
+    else throw new Error(`unknown argument ${arg} (${usage})`);
+  }
+  return args as T;
+}
+
+/** What every fleet benchmark needs first: its exit handlers, PostgreSQL reachable, and hey when it loads with hey. */
+export async function fleetBenchReady({ hey }: { hey: boolean }): Promise<void> {
+  installExitHandlers();
+  const missing = hey ? heyMissing() : undefined;
+  if (missing) throw new Error(missing);
+  const unreachable = await postgresUnreachable();
+  if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
+}
+
+/**
+ * Runs `body` with a fleet (no node yet) on a fresh PostgreSQL database, its sandbox instances linked at creation;
+ * afterwards every node gets `stopWith`, their data folders are removed and the database dropped (also on an interrupt).
+ */
+export async function withBenchFleet<T>(stopWith: 'SIGKILL' | 'SIGTERM', body: (fleet: BenchFleet) => Promise<T>): Promise<T> {
+  const database = await freshPostgresDatabase('bench_fleet');
+  const forget = onInterrupt(() => database.drop());
+  const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
+  try {
+    return await body(fleet);
+  } finally {
+    for (const node of fleet.nodes) await stopNode(node, stopWith);
+    removeNodeData(fleet);
+    await database.drop();
+    forget();
+  }
+}
+
 /** A fleet on the database at `uri`: one global key and secrets key for every node, and `shared` settings. */
-export function benchFleet(uri: string, shared: Record<string, string> = {}): BenchFleet {
+function benchFleet(uri: string, shared: Record<string, string> = {}): BenchFleet {
   return { key: `bench-${randomBytes(8).toString('hex')}`, secretsKey: randomBytes(32).toString('base64'), uri, shared, nodes: [] };
 }
 
@@ -89,7 +144,7 @@ export async function stopNode(node: BenchNode, signal: 'SIGKILL' | 'SIGTERM'): 
   clearTimeout(timer);
 }
 
-export function removeNodeData(fleet: BenchFleet): void {
+function removeNodeData(fleet: BenchFleet): void {
   for (const node of fleet.nodes) rmSync(node.dataDir, { recursive: true, force: true });
 }
 

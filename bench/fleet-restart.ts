@@ -5,28 +5,16 @@
 //
 //   npm run bench:fleet-restart                          # 10,000 instances
 //   npm run bench:fleet-restart -- --instances=2000 --kill   # SIGKILL instead of SIGTERM before the restart
-import { onInterrupt, benchArg, fmt, freshPostgresDatabase, installExitHandlers, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
-import { addNode, benchFleet, createSandboxes, openCount, removeNodeData, rssMb, startNode, stopNode } from './fleet-lib.js';
+import { fmt, loadAverage, sleep } from './lib-bench.js';
+import { addNode, createSandboxes, fleetBenchArgs, fleetBenchReady, openCount, rssMb, startNode, stopNode, withBenchFleet } from './fleet-lib.js';
 
-let instances = 10_000;
-let kill = false;
-for (const arg of process.argv.slice(2)) {
-  const parsed = benchArg(arg);
-  if (parsed.name === 'instances') instances = parsed.num();
-  else if (parsed.name === 'kill') kill = true;
-  else throw new Error(`unknown argument ${arg} (--instances=<n>, --kill)`);
-}
+const { instances, kill } = fleetBenchArgs({ instances: 10_000, kill: false }, '--instances=<n>, --kill');
 
 const target = 2;
 
 async function main(): Promise<void> {
-  installExitHandlers();
-  const unreachable = await postgresUnreachable();
-  if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
-  const database = await freshPostgresDatabase('bench_fleet');
-  const forget = onInterrupt(() => database.drop());
-  const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
-  try {
+  await fleetBenchReady({ hey: false });
+  await withBenchFleet('SIGKILL', async (fleet) => {
     const node = await addNode(fleet);
     // The empty node: started twice on the empty database (the first start also migrates it), the second counts.
     const firstEmptyMs = await startNode(node);
@@ -61,12 +49,7 @@ async function main(): Promise<void> {
     console.log(
       `| ${emptyMs} ms | ${upMs} ms | ${allOpenMs} ms | **${fmt(ratio, 2)}** (target ≤ ${target}: ${ratio <= target ? 'PASS' : 'FAIL'}) | ${fmt(emptyRss, 0)} → ${fmt(fullRss, 0)} MB |`,
     );
-  } finally {
-    for (const node of fleet.nodes) await stopNode(node, 'SIGKILL');
-    removeNodeData(fleet);
-    await database.drop();
-    forget();
-  }
+  });
 }
 
 await main();

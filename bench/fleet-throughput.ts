@@ -7,30 +7,16 @@
 //
 // Only 201 answers count as accepted; other answers are listed (before registry sync across nodes, a node that did
 // not create the instance answers 404, and the figure for two and three nodes says so).
-import { onInterrupt, benchArg, fmt, freshPostgresDatabase, installExitHandlers, loadAverage, postgresUnreachable, sleep } from './lib-bench.js';
-import { addNode, api, benchFleet, createSandboxes, heyMissing, removeNodeData, runHey, startNode, stopNode } from './fleet-lib.js';
+import { fmt, loadAverage, sleep } from './lib-bench.js';
+import { addNode, api, createSandboxes, fleetBenchArgs, fleetBenchReady, runHey, startNode, withBenchFleet } from './fleet-lib.js';
 
-let durationS = 10;
-let workers = 48;
-for (const arg of process.argv.slice(2)) {
-  const parsed = benchArg(arg);
-  if (parsed.name === 'duration') durationS = parsed.num();
-  else if (parsed.name === 'workers') workers = parsed.num();
-  else throw new Error(`unknown argument ${arg} (--duration=<s>, --workers=<n>)`);
-}
+const { duration: durationS, workers } = fleetBenchArgs({ duration: 10, workers: 48 }, '--duration=<s>, --workers=<n>');
 
 async function main(): Promise<void> {
-  installExitHandlers();
-  const missing = heyMissing();
-  if (missing) throw new Error(missing);
-  const unreachable = await postgresUnreachable();
-  if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
+  await fleetBenchReady({ hey: true });
   const rows: string[] = [];
   for (const size of [1, 2, 3]) {
-    const database = await freshPostgresDatabase('bench_fleet');
-    const forget = onInterrupt(() => database.drop());
-    const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true' });
-    try {
+    await withBenchFleet('SIGTERM', async (fleet) => {
       for (let i = 0; i < size; i++) await addNode(fleet);
       await Promise.all(fleet.nodes.map((node) => startNode(node)));
       await createSandboxes(fleet.nodes[0], fleet.key, 'tput-', 2);
@@ -66,12 +52,7 @@ async function main(): Promise<void> {
         `| ${size} | ${fmt(accepted / durationS, 0)} | ${fmt(p99, 1)} | ${other.length > 0 ? other.join(', ') : '–'}${errors > 0 ? `; ${errors} errors` : ''} | ${before} |`,
       );
       console.log(rows.at(-1));
-    } finally {
-      for (const node of fleet.nodes) await stopNode(node, 'SIGTERM');
-      removeNodeData(fleet);
-      await database.drop();
-      forget();
-    }
+    });
   }
   console.log(`\nSends accepted per second (hey, ${workers} workers in all spread over the nodes, ${durationS} s, closed loop)\n`);
   console.log('| nodes | sends accepted/s (201) | worst node p99 ms | other answers | load average before |');

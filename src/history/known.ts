@@ -1,5 +1,5 @@
 // The chats and contacts each instance has stored, known in memory: whether a message starts a chat or a contact.
-import { randomUUID } from 'node:crypto';
+import { BatchedSignal, maxBatchPayloadChars } from '../platform/store/batched-signal.js';
 import type { Db } from '../platform/store/types.js';
 import type { StoreSignals } from '../platform/store/signals.js';
 
@@ -9,15 +9,13 @@ export interface KnownAddresses {
   contacts: Map<string, string | null>;
 }
 
-/** The signal channel of addresses stored; the payload is a `SharedAddresses`. */
-const channel = 'known-addresses';
-/** PostgreSQL takes payloads under 8000 bytes: more addresses go as several signals. */
-const maxPayloadChars = 7_000;
+/** Addresses one node stored for one instance (a signal's `books` hold these): its new chats, its contacts' push names. */
+type SharedBook = [instanceId: string, chats: string[], contacts: [jid: string, pushName: string | null][]];
 
-/** Addresses one node stored, per instance: its new chats, and its contacts with their push names. */
-interface SharedAddresses {
-  from: string;
-  books: [instanceId: string, chats: string[], contacts: [jid: string, pushName: string | null][]][];
+/** What a node gathers of one instance before telling the others. */
+interface OutgoingAddresses {
+  chats: Set<string>;
+  contacts: Map<string, string | null>;
 }
 
 /**
@@ -30,19 +28,23 @@ interface SharedAddresses {
 export class KnownAddressBook {
   private readonly byInstance = new Map<string, KnownAddresses>();
   private readonly loading = new Map<string, Promise<void>>();
-  private readonly origin = randomUUID();
-  private readonly outgoing = new Map<string, { chats: Set<string>; contacts: Map<string, string | null> }>();
-  private flushing = false;
-  /** Whether other nodes may be alive (until a heartbeat says this node is alone). */
-  private others = true;
-  private unlisten: (() => void) | undefined;
+  /** Addresses stored here, told to the other nodes' books (one signal per burst). */
+  private readonly outgoing: BatchedSignal<OutgoingAddresses, SharedBook>;
 
   constructor(
     private readonly db: Db,
     /** Where the other nodes' books hear of addresses stored here; none: this node is the only one (SQLite). */
-    private readonly signals?: StoreSignals,
+    signals?: StoreSignals,
   ) {
-    this.unlisten = signals?.listen(channel, (payload) => this.heard(payload));
+    this.outgoing = new BatchedSignal({
+      signals,
+      channel: 'known-addresses',
+      field: 'books',
+      entry: () => ({ chats: new Set(), contacts: new Map() }),
+      pack: (entries) => this.pack(entries),
+      heard: (books) => this.heard(books),
+      onError: () => undefined, // A hint: a lost one costs a repeated announcement.
+    });
   }
 
   /** A chat stored by this node (committed): known here, and told to the other nodes. */
@@ -53,29 +55,19 @@ export class KnownAddressBook {
 
   /** Tells the other nodes, after the unit committed, of a chat or a contact this node keeps (its book has it already). */
   share(instanceId: string, chat: string | undefined, contact: [jid: string, pushName: string | null] | undefined): void {
-    if (!this.signals || !this.others) return;
-    let entry = this.outgoing.get(instanceId);
-    if (!entry) {
-      entry = { chats: new Set(), contacts: new Map() };
-      this.outgoing.set(instanceId, entry);
-    }
-    if (chat) entry.chats.add(chat);
-    if (contact) entry.contacts.set(contact[0], contact[1]);
-    if (this.flushing) return;
-    this.flushing = true;
-    // A committed batch's hooks run one after the other: its addresses go in one signal.
-    queueMicrotask(() => this.flush());
+    this.outgoing.gather(instanceId, (entry) => {
+      if (chat) entry.chats.add(chat);
+      if (contact) entry.contacts.set(contact[0], contact[1]);
+    });
   }
 
   /** The live nodes as the last heartbeat found them (this one included). */
   liveNodes(count: number): void {
-    this.others = count > 1;
+    this.outgoing.liveNodes(count);
   }
 
   stop(): void {
-    this.unlisten?.();
-    this.unlisten = undefined;
-    this.outgoing.clear();
+    this.outgoing.stop();
   }
 
   /** Undefined when the instance's addresses are known; else resolves once they are. */
@@ -99,20 +91,18 @@ export class KnownAddressBook {
     this.byInstance.delete(instanceId);
   }
 
-  private flush(): void {
-    this.flushing = false;
-    const signals = this.signals;
-    if (!signals) return;
-    let books: SharedAddresses['books'] = [];
+  /** A batch's addresses as the books of each signal, an instance's split over several signals when they are many. */
+  private pack(outgoing: Map<string, OutgoingAddresses>): SharedBook[][] {
+    const signals: SharedBook[][] = [];
+    let books: SharedBook[] = [];
     let size = 0;
-    const send = () => {
-      const payload: SharedAddresses = { from: this.origin, books };
-      signals.send(channel, JSON.stringify(payload)).catch(() => undefined); // A hint: a lost one costs a repeated announcement.
+    const endSignal = () => {
+      signals.push(books);
       books = [];
       size = 0;
     };
-    for (const [instanceId, entry] of this.outgoing) {
-      let book: SharedAddresses['books'][number] = [instanceId, [], []];
+    for (const [instanceId, entry] of outgoing) {
+      let book: SharedBook = [instanceId, [], []];
       books.push(book);
       const addresses: ([string, undefined] | [string, string | null])[] = [
         ...[...entry.chats].map((jid): [string, undefined] => [jid, undefined]),
@@ -120,8 +110,8 @@ export class KnownAddressBook {
       ];
       for (const [jid, pushName] of addresses) {
         const itemSize = jid.length + (pushName?.length ?? 4) + 8;
-        if (size + itemSize > maxPayloadChars) {
-          send();
+        if (size + itemSize > maxBatchPayloadChars) {
+          endSignal();
           book = [instanceId, [], []];
           books.push(book);
         }
@@ -130,20 +120,13 @@ export class KnownAddressBook {
         size += itemSize;
       }
     }
-    this.outgoing.clear();
-    if (books.length > 0) send();
+    if (books.length > 0) endSignal();
+    return signals;
   }
 
   /** Another node stored addresses: a book loaded here takes them (one being loaded, once loaded). */
-  private heard(payload: string): void {
-    let shared: SharedAddresses;
-    try {
-      shared = JSON.parse(payload) as SharedAddresses;
-    } catch {
-      return;
-    }
-    if (shared.from === this.origin || !Array.isArray(shared.books)) return;
-    for (const [instanceId, chats, contacts] of shared.books) {
+  private heard(books: SharedBook[]): void {
+    for (const [instanceId, chats, contacts] of books) {
       const apply = () => {
         const book = this.byInstance.get(instanceId);
         if (!book) return;

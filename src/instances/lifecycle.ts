@@ -73,6 +73,16 @@ export class InstanceLifecycle implements OwnedInstances {
     await this.deps.ownership.start();
   }
 
+  /** Stops this node taking on or handing over instances until `resumeOwnership` (operators, tests); what it owns stays. */
+  pauseOwnership(): Promise<void> {
+    return this.deps.ownership.pause();
+  }
+
+  /** Takes this node's share again (a look at once). */
+  resumeOwnership(): Promise<void> {
+    return this.deps.ownership.resume();
+  }
+
   /** A new instance, created on this node in `unit`: owned here at once (so it can connect), until a rebalance moves it. */
   ownCreated(unit: Unit, instanceId: string): Promise<void> {
     return this.deps.ownership.claimIn(unit, instanceId);

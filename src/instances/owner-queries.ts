@@ -1,5 +1,6 @@
 // Store access of instance ownership: the owner rows, claims of free ones, handovers, releases and the fence's read.
 import { sql } from 'kysely';
+import { liveNodes } from '../platform/cluster/node-queries.js';
 import type { Db, Dialect, Tx } from '../platform/store/types.js';
 import type { Unit } from '../platform/store/unit.js';
 
@@ -55,16 +56,7 @@ export async function claimFree(db: Db, dialect: Dialect, incarnation: string, a
     .where((eb) =>
       eb.or([
         eb('instance_owners.owner', 'is', null),
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('nodes')
-              .select('nodes.incarnation')
-              .whereRef('nodes.incarnation', '=', 'instance_owners.owner')
-              .where('nodes.stopped_at', 'is', null)
-              .where('nodes.heartbeat_at', '>=', aliveSince),
-          ),
-        ),
+        eb.not(eb.exists(liveNodes(db, aliveSince).where('nodes.incarnation', '=', eb.ref('instance_owners.owner')))),
       ]),
     )
     .orderBy('instance_owners.instance_id')

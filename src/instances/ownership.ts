@@ -64,6 +64,8 @@ export class InstanceOwnership implements OwnershipFence {
   private watchdog: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
   private selfFenced = false;
+  /** Looking paused by `pause` (until `resume`). */
+  private paused = false;
   /** Instances being created here: their rows name this node before the creation commits. */
   private readonly creating = new Set<string>();
   private readonly logger: Logger;
@@ -109,6 +111,21 @@ export class InstanceOwnership implements OwnershipFence {
     clearInterval(this.watchdog);
     this.unlisten?.();
     await this.running;
+  }
+
+  /**
+   * Stops looking until `resume` (operators, tests): no claims and no handovers meanwhile; what this node owns stays
+   * owned, and the watchdog still stops it all if the heartbeat is lost. Answers once a look under way has ended.
+   */
+  async pause(): Promise<void> {
+    this.paused = true;
+    await this.running;
+  }
+
+  /** Looks again: at once, then after every heartbeat and signal as before `pause`. */
+  resume(): Promise<void> {
+    this.paused = false;
+    return this.rebalance();
   }
 
   /** A clean stop, after the connectors stopped: every instance of this node freed, and the other nodes told. */
@@ -195,7 +212,7 @@ export class InstanceOwnership implements OwnershipFence {
 
   /** Answers the instances claimed, to start. */
   private async look(): Promise<string[]> {
-    if (!this.active) return [];
+    if (!this.active || this.paused) return [];
     if (this.leaseLost()) {
       this.checkLease();
       return [];

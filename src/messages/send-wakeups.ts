@@ -1,5 +1,5 @@
 // Wakes the send worker of an instance wherever it runs: at once on this node, by a store signal on the others.
-import { randomUUID } from 'node:crypto';
+import { BatchedSignal, maxBatchPayloadChars } from '../platform/store/batched-signal.js';
 import type { StoreSignals } from '../platform/store/signals.js';
 
 /** The send workers as wake-ups reach them (both no-ops for an instance whose worker does not run here). */
@@ -8,18 +8,11 @@ interface WakeableWorkers {
   wakeChat(instanceId: string, chat: string): void;
 }
 
-/** The signal channel of accepted sends. */
-const channel = 'sends';
 /** An instance with more chats than this in one batch is woken whole (one scan of its queue) instead of chat by chat. */
 const chatsPerInstance = 8;
-/** PostgreSQL takes payloads under 8000 bytes: a batch with more to tell goes as several signals. */
-const maxPayloadChars = 7_000;
 
-/** One signal: who sent it (its own signals a node has acted on already), and per instance its chats (empty: all). */
-interface WakeSignal {
-  from: string;
-  wake: [instanceId: string, chats: string[]][];
-}
+/** One instance to wake (a signal's `wake` holds these): its chats (empty: all). */
+type Wake = [instanceId: string, chats: string[]];
 
 export interface SendWakeupsOptions {
   workers: WakeableWorkers;
@@ -33,76 +26,58 @@ export interface SendWakeupsOptions {
  * (gathered until the batch's after-commit hooks have run), sent without holding anything up.
  */
 export class SendWakeups {
-  private readonly origin = randomUUID();
-  private readonly pending = new Map<string, Set<string>>();
-  private flushing = false;
-  /** Whether other nodes may be alive (until a heartbeat says this node is alone: then nobody else needs telling). */
-  private others = true;
-  private readonly unlisten: (() => void) | undefined;
+  private readonly pending: BatchedSignal<Set<string>, Wake>;
 
   constructor(private readonly options: SendWakeupsOptions) {
-    this.unlisten = options.signals?.listen(channel, (payload) => this.heard(payload));
+    this.pending = new BatchedSignal({
+      signals: options.signals,
+      channel: 'sends',
+      field: 'wake',
+      entry: () => new Set<string>(),
+      pack: (entries) => this.pack(entries),
+      heard: (wake) => this.heard(wake),
+      onError: options.onError,
+    });
   }
 
   /** A send for `chat` of the instance committed. */
   accepted(instanceId: string, chat: string): void {
     this.options.workers.wakeChat(instanceId, chat);
-    if (!this.options.signals || !this.others) return;
-    let chats = this.pending.get(instanceId);
-    if (!chats) {
-      chats = new Set();
-      this.pending.set(instanceId, chats);
-    }
-    chats.add(chat);
-    if (this.flushing) return;
-    this.flushing = true;
-    // The hooks of one committed batch run one after the other: the batch's sends are all told by one signal.
-    queueMicrotask(() => this.flush());
+    this.pending.gather(instanceId, (chats) => chats.add(chat));
   }
 
   /** The live nodes as the last heartbeat found them (this one included). */
   liveNodes(count: number): void {
-    this.others = count > 1;
+    this.pending.liveNodes(count);
   }
 
   stop(): void {
-    this.unlisten?.();
-    this.pending.clear();
+    this.pending.stop();
   }
 
-  private flush(): void {
-    this.flushing = false;
-    const signals = this.options.signals;
-    if (!signals) return;
-    let wake: WakeSignal['wake'] = [];
+  /** A batch's sends as the wake-ups of each signal. */
+  private pack(pending: Map<string, Set<string>>): Wake[][] {
+    const signals: Wake[][] = [];
+    let wake: Wake[] = [];
     let size = 0;
-    const send = () => {
-      const payload: WakeSignal = { from: this.origin, wake };
-      signals.send(channel, JSON.stringify(payload)).catch(this.options.onError);
-      wake = [];
-      size = 0;
-    };
-    for (const [instanceId, chats] of this.pending) {
-      const entry: [string, string[]] = [instanceId, chats.size > chatsPerInstance ? [] : [...chats]];
+    for (const [instanceId, chats] of pending) {
+      const entry: Wake = [instanceId, chats.size > chatsPerInstance ? [] : [...chats]];
       const entrySize = JSON.stringify(entry).length + 1;
-      if (size + entrySize > maxPayloadChars && wake.length > 0) send();
+      if (size + entrySize > maxBatchPayloadChars && wake.length > 0) {
+        signals.push(wake);
+        wake = [];
+        size = 0;
+      }
       wake.push(entry);
       size += entrySize;
     }
-    this.pending.clear();
-    if (wake.length > 0) send();
+    if (wake.length > 0) signals.push(wake);
+    return signals;
   }
 
-  private heard(payload: string): void {
-    let signal: WakeSignal;
-    try {
-      signal = JSON.parse(payload) as WakeSignal;
-    } catch {
-      return; // Not ours to read (a hint only: the worker's poll finds the send anyway).
-    }
-    if (signal.from === this.origin || !Array.isArray(signal.wake)) return;
+  private heard(wake: Wake[]): void {
     const { workers } = this.options;
-    for (const [instanceId, chats] of signal.wake) {
+    for (const [instanceId, chats] of wake) {
       if (chats.length === 0) workers.wake(instanceId);
       else for (const chat of chats) workers.wakeChat(instanceId, chat);
     }

@@ -1,6 +1,7 @@
 // A singleton job of the fleet (a broker relay, event retention): run by one live node incarnation at a time.
 import { sql } from 'kysely';
 import type { Db } from '../store/db.js';
+import { liveNodes } from './node-queries.js';
 
 /** The node a lease is held for: its incarnation, and when a silent node counts as dead (NODE_DEAD_AFTER_MS). */
 export interface LeaseNode {
@@ -34,23 +35,9 @@ export class JobLease {
       .updateTable('job_leases')
       .set({ holder: me, since: sql<number>`case when holder = ${me} then since else ${now} end` })
       .where('job', '=', this.job)
-      .where(({ exists, selectFrom }) =>
-        exists(selectFrom('nodes').select('incarnation').where('incarnation', '=', me).where('stopped_at', 'is', null).where('heartbeat_at', '>=', aliveSince)),
-      )
+      .where(({ exists }) => exists(liveNodes(this.db, aliveSince).where('nodes.incarnation', '=', me)))
       .where((eb) =>
-        eb.or([
-          eb('holder', '=', me),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('nodes')
-                .select('incarnation')
-                .whereRef('nodes.incarnation', '=', 'job_leases.holder')
-                .where('stopped_at', 'is', null)
-                .where('heartbeat_at', '>=', aliveSince),
-            ),
-          ),
-        ]),
+        eb.or([eb('holder', '=', me), eb.not(eb.exists(liveNodes(this.db, aliveSince).where('nodes.incarnation', '=', eb.ref('job_leases.holder'))))]),
       )
       .executeTakeFirst();
     return Number(taken.numUpdatedRows) === 1;

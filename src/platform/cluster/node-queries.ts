@@ -42,9 +42,17 @@ export async function markStopped(db: Db, incarnation: string, now: number): Pro
   await db.updateTable('nodes').set({ stopped_at: now }).where('incarnation', '=', incarnation).execute();
 }
 
+/**
+ * The incarnations alive: running (not stopped) with a heartbeat since `aliveSince`. The one place that says what alive
+ * is: read as is, or narrowed to one incarnation inside `exists(...)` of another statement.
+ */
+export function liveNodes(db: Db, aliveSince: number) {
+  return db.selectFrom('nodes').select('nodes.incarnation').where('nodes.stopped_at', 'is', null).where('nodes.heartbeat_at', '>=', aliveSince);
+}
+
 /** Incarnations running with a heartbeat newer than `since`. */
 export async function liveIncarnations(db: Db, since: number): Promise<string[]> {
-  const rows = await db.selectFrom('nodes').select('incarnation').where('stopped_at', 'is', null).where('heartbeat_at', '>=', since).execute();
+  const rows = await liveNodes(db, since).execute();
   return rows.map((row) => row.incarnation);
 }
 

@@ -40,6 +40,8 @@ export type LiveNodesListener = (live: readonly string[]) => Promise<unknown>;
 
 /** Dead and stopped incarnations are kept this long for the operators' view, then forgotten. */
 const keepGoneMs = 24 * 3600_000;
+/** Gone incarnations are looked for at start, then at most this often (not at every beat). */
+const forgetEveryMs = 3600_000;
 
 export class NodeRegistry {
   /** This life of the node: new at every start, written on its claims. */
@@ -48,6 +50,8 @@ export class NodeRegistry {
   private readonly listeners: LiveNodesListener[] = [];
   private running: Promise<void> | undefined;
   private retiredWarned = false;
+  /** When gone incarnations were last forgotten (undefined: not yet, the first beat does it). */
+  private forgotAt: number | undefined;
   /** When this node's heartbeat was last written (0: not yet); the ownership fences itself when it grows old. */
   lastBeatAt = 0;
   /** Another process marked this incarnation stopped: it owns nothing any more (see `lastBeatAt`). */
@@ -105,11 +109,13 @@ export class NodeRegistry {
     }));
   }
 
-  /** One beat: the heartbeat written, the live incarnations read and handed on. Failures are logged, never thrown. */
-  async tick(): Promise<void> {
+  /**
+   * One beat at `now`: the heartbeat written, the live incarnations read and handed on; at the first beat and then
+   * hourly, incarnations gone for a day forgotten. Failures are logged, never thrown.
+   */
+  async tick(now = Date.now()): Promise<void> {
     const { db, deadAfterMs } = this.options;
     try {
-      const now = Date.now();
       const beaten = await beat(db, this.incarnation, now);
       if (beaten) this.lastBeatAt = now;
       else this.retired = true;
@@ -123,7 +129,10 @@ export class NodeRegistry {
       const live = await liveIncarnations(db, now - deadAfterMs);
       if (!live.includes(this.incarnation)) live.push(this.incarnation);
       for (const listener of this.listeners) await listener(live);
-      await forgetNodesBefore(db, now - keepGoneMs);
+      if (this.forgotAt === undefined || now - this.forgotAt >= forgetEveryMs) {
+        await forgetNodesBefore(db, now - keepGoneMs);
+        this.forgotAt = now;
+      }
     } catch (error) {
       this.logger.warn({ err: error }, 'node heartbeat failed; trying again at the next beat');
     }

@@ -75,6 +75,12 @@ export class PostgresSignals implements StoreSignals {
   private closed = false;
   private retryMs = reconnectMs.first;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Channels the current client listens on. */
+  private listened = new Set<string>();
+  /** Channels waiting for their LISTEN on the current client. */
+  private readonly unlistened = new Set<string>();
+  /** Whether LISTEN statements are under way (pg wants one query at a time on a client). */
+  private draining = false;
 
   constructor(private readonly options: PostgresSignalsOptions) {}
 
@@ -107,11 +113,43 @@ export class PostgresSignals implements StoreSignals {
     if (!this.client) {
       this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
       await this.connecting;
-      // connect() listens on the channels known when it began listening: one added meanwhile is listened to here
-      // (LISTEN twice is harmless). Not connected: the reconnect listens on every channel.
+      // connect() listens on the channels known when it began listening: one added meanwhile is listened to here.
+      // Not connected: the reconnect listens on every channel.
       if (!this.client) return;
     }
-    if (channel) await this.client.query(`listen "${this.wire(channel)}"`).catch((error: unknown) => this.lost(error));
+    if (channel && !this.listened.has(channel)) {
+      this.unlistened.add(channel);
+      if (!this.draining) void this.drain();
+    }
+  }
+
+  /**
+   * LISTENs on the waiting channels one statement at a time, in order; the channels that arrive while one runs go
+   * together in the next (one round trip), so none waits for more than the statement under way.
+   */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      for (let client = this.client; client && this.unlistened.size > 0; client = this.client) {
+        const channels = [...this.unlistened].filter((channel) => !this.listened.has(channel));
+        this.unlistened.clear();
+        if (channels.length === 0) continue;
+        try {
+          await client.query(this.listenStatement(channels));
+        } catch (error) {
+          this.lost(error, client);
+          continue;
+        }
+        if (client === this.client) for (const channel of channels) this.listened.add(channel);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** LISTEN on each of the channels, in one query. */
+  private listenStatement(channels: readonly string[]): string {
+    return channels.map((channel) => `listen "${this.wire(channel)}"`).join('; ');
   }
 
   private async connect(): Promise<void> {
@@ -123,9 +161,11 @@ export class PostgresSignals implements StoreSignals {
     });
     client.on('error', (error) => this.lost(error, client));
     client.on('end', () => this.lost(new Error('listening connection ended'), client));
+    let channels: string[] = [];
     try {
       await client.connect();
-      for (const channel of this.emitter.eventNames()) await client.query(`listen "${this.wire(String(channel))}"`);
+      channels = this.emitter.eventNames().map(String);
+      if (channels.length > 0) await client.query(this.listenStatement(channels));
     } catch (error) {
       this.lost(error, client);
       return;
@@ -136,6 +176,7 @@ export class PostgresSignals implements StoreSignals {
     }
     const reconnected = this.retryMs !== reconnectMs.first;
     this.client = client;
+    this.listened = new Set(channels);
     this.retryMs = reconnectMs.first;
     if (reconnected) for (const listener of this.resync) listener();
   }

@@ -42,11 +42,6 @@ async function fakeNode() {
   };
 }
 
-/** A node's ownership (the lifecycle keeps it private): the tests stop and restart its looking. */
-function ownershipOf(node: TestApp): { rebalance(): Promise<void> } {
-  return (node.services.lifecycle as unknown as { deps: { ownership: { rebalance(): Promise<void> } } }).deps.ownership;
-}
-
 async function linkedSandbox(t: TestApp, prefix: string) {
   const name = uniqueName(prefix);
   const number = uniqueNumber('4917');
@@ -328,9 +323,7 @@ describe('live operations carried to the owner node', () => {
         const db = one.services.store.db;
         // Node 1 lets it go (the row names another owner), and then looks no more: nobody takes the instance over.
         await waitFor(() => one.services.lifecycle.connectorOf(a.id) === undefined, 10_000);
-        const ownership = ownershipOf(one);
-        const rebalance = ownership.rebalance;
-        ownership.rebalance = async () => undefined;
+        await one.services.lifecycle.pauseOwnership();
 
         // Its heartbeat old: dead, although the owner row still names it.
         await db
@@ -364,8 +357,7 @@ describe('live operations carried to the owner node', () => {
         started = Date.now();
         const waiting = two.api('GET', `instance/connectionState/${a.name}`);
         await new Promise((resolve) => setTimeout(resolve, 300));
-        ownership.rebalance = rebalance;
-        await ownership.rebalance();
+        await one.services.lifecycle.resumeOwnership();
         const served = await waiting;
         expect(served.status, JSON.stringify(served.body)).toBe(200);
         expect(served.body.instance.instanceName).toBe(a.name);

@@ -71,6 +71,40 @@ describe.each(targets)('the node registry on $name', (target) => {
     }
   });
 
+  it.skipIf(!target.available)('forgets incarnations gone for a day at start, then at most hourly, not at every beat', async () => {
+    const day = 24 * 3600_000;
+    const now = Date.now();
+    const gone = (incarnation: string) => ({
+      incarnation,
+      node_id: 'gone-node',
+      started_at: now - 3 * day,
+      heartbeat_at: now - 2 * day,
+      stopped_at: now - 2 * day,
+    });
+    // An incarnation gone two days before this node starts.
+    const withGoneNode = {
+      ...target,
+      async open() {
+        const opened = await target.open();
+        await opened.store.db.insertInto('nodes').values(gone('gone-before-start')).execute();
+        return opened;
+      },
+    };
+    const t = await startApp(withGoneNode, { NODE_HEARTBEAT_INTERVAL_MS: '60000' });
+    apps.push(t);
+    const db = t.services.store.db;
+    const kept = async () => (await db.selectFrom('nodes').select('incarnation').where('node_id', '=', 'gone-node').execute()).map((row) => row.incarnation);
+    expect(await kept()).toEqual([]);
+
+    // Gone as long, found after the start: kept through the beats of the next hour, forgotten at the first one after.
+    await db.insertInto('nodes').values(gone('gone-after-start')).execute();
+    await t.services.nodes.tick(now);
+    await t.services.nodes.tick(now + 55 * 60_000);
+    expect(await kept()).toEqual(['gone-after-start']);
+    await t.services.nodes.tick(now + 61 * 60_000);
+    expect(await kept()).toEqual([]);
+  });
+
   it.skipIf(!target.available)('lists the nodes sharing the store at GET /cluster, to the global key only', async () => {
     const t = await startApp(target, { NODE_ID: 'cluster-view', NODE_DEAD_AFTER_MS: '5000' });
     apps.push(t);

@@ -9,6 +9,11 @@ import { waitFor } from '../../support/wait.js';
 
 const targets = await storeTargets();
 
+/** The process warnings of this file's run: pg warns once per process of a query sent on a client already busy. */
+const warnings: Error[] = [];
+process.on('warning', (warning) => warnings.push(warning));
+const busyClientWarnings = () => warnings.filter((warning) => warning.message.includes('already executing a query'));
+
 describe.each(targets)('store signals on $name', (target) => {
   const opened: { store: Store; dispose(): Promise<void> }[] = [];
   afterAll(async () => {
@@ -93,6 +98,45 @@ describe('store signals listened to while the listening connection opens', () =>
       await waitFor(() => heard.size === channels.length, 5000, {
         what: () => `every channel heard (missing: ${channels.filter((c) => !heard.has(c)).join(', ')})`,
       });
+    } finally {
+      await listener.close();
+      await sender.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe('store signals listened to on many channels at once', () => {
+  const pg = targets.find((t) => t.name === 'postgres');
+  it.skipIf(!pg?.available)('hear every channel, and pg is never asked two things at once on the listening connection', async () => {
+    const schema = await scratchSchema();
+    const listener = await openStore(pgUrl, { schema: schema.schema });
+    const sender = await openStore(pgUrl, { schema: schema.schema });
+    try {
+      const heard = new Set<string>();
+      listener.signals.listen('first', () => heard.add('first'));
+      await sender.signals.send('first', 'hello');
+      await waitFor(
+        async () => {
+          if (!heard.has('first')) await sender.signals.send('first', 'hello');
+          return heard.has('first');
+        },
+        5000,
+        { what: () => 'the listening connection up' },
+      );
+      // All in one go on a connection that is up (a node's parts starting together).
+      const channels = Array.from({ length: 200 }, (_, i) => `many${i}`);
+      for (const channel of channels) listener.signals.listen(channel, () => heard.add(channel));
+      await waitFor(
+        async () => {
+          for (const channel of channels) if (!heard.has(channel)) await sender.signals.send(channel, 'hello');
+          return channels.every((channel) => heard.has(channel));
+        },
+        10_000,
+        { what: () => `every channel heard (missing: ${channels.filter((c) => !heard.has(c)).join(', ')})` },
+      );
+      await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
+      expect(busyClientWarnings().map((warning) => warning.message)).toEqual([]);
     } finally {
       await listener.close();
       await sender.close();
