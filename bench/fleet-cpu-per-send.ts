@@ -1,0 +1,92 @@
+// CPU time the server process spends per accepted send on PostgreSQL at a fixed rate (2,000 sends/s by default): one
+// node as in bench/fleet-p99.ts, `hey` at the rate, then the process's CPU (utime + stime from /proc, every thread)
+// from the start of the load until the send worker has caught up, less its idle rate, divided by the 201 answers.
+// Robust on a shared machine where wall-clock percentiles are not.
+//
+//   npm run bench:fleet-cpu -- --rate=2000 --duration=10 --runs=3
+//   BENCH_NODE_FLAGS="--max-semi-space-size=64 --cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:fleet-cpu
+//     (the profile of the whole process; the run prints when each load started, in ms after the node was spawned,
+//      for bench/cpu-profile-summary.ts --from=<ms>)
+import { readFileSync } from 'node:fs';
+import { benchArg, fmt, freshPostgresDatabase, installExitHandlers, onInterrupt, postgresUnreachable, sleep } from './lib-bench.js';
+import { addNode, benchFleet, createSandboxes, heyMissing, removeNodeData, runHey, startNode, stopNode } from './fleet-lib.js';
+
+let rate = 2000;
+let durationS = 10;
+let workers = 200;
+let runs = 3;
+for (const arg of process.argv.slice(2)) {
+  const parsed = benchArg(arg);
+  if (parsed.name === 'rate') rate = parsed.num();
+  else if (parsed.name === 'duration') durationS = parsed.num();
+  else if (parsed.name === 'workers') workers = parsed.num();
+  else if (parsed.name === 'runs') runs = parsed.num();
+  else throw new Error(`unknown argument ${arg} (--rate=<sends/s>, --duration=<s>, --workers=<n>, --runs=<n>)`);
+}
+
+const ticksPerS = 100;
+
+function cpuTicks(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Waits until the process uses under `idleShare` of a core over a 1 s window; answers that window's share. */
+async function settle(pid: number | undefined, idleShare = 0.08, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = cpuTicks(pid);
+    await sleep(1000);
+    const share = (cpuTicks(pid) - before) / ticksPerS;
+    if (share < idleShare || Date.now() > deadline) return share;
+  }
+}
+
+async function main(): Promise<void> {
+  installExitHandlers();
+  const missing = heyMissing();
+  if (missing) throw new Error(missing);
+  const unreachable = await postgresUnreachable();
+  if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
+  const database = await freshPostgresDatabase('bench_cpu');
+  const forget = onInterrupt(() => database.drop());
+  const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true', ...(process.env.BENCH_NODE_ENV ? JSON.parse(process.env.BENCH_NODE_ENV) : {}) });
+  try {
+    const node = await addNode(fleet);
+    const spawnedAt = Date.now();
+    await startNode(node);
+    const pid = node.child?.proc.pid;
+    await createSandboxes(node, fleet.key, 'cpu-', 2);
+    const url = `${node.base}/messenger/message/sendText/cpu-0`;
+    const body = JSON.stringify({ number: '491700000001', text: 'cpu per send at a fixed rate' });
+    const load = { url, headers: { apikey: fleet.key }, body, workers, perWorkerRate: rate / workers };
+    await runHey({ ...load, seconds: 3 }); // warm-up (JIT)
+    const perSend: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const idle = await settle(pid);
+      const from = cpuTicks(pid);
+      const startedAt = Date.now();
+      const result = await runHey({ ...load, seconds: durationS });
+      await settle(pid);
+      const elapsedS = (Date.now() - startedAt) / 1000 - 1; // the last settle window is idle time
+      const usedS = (cpuTicks(pid) - from) / ticksPerS - idle * elapsedS;
+      const accepted = result.statuses['201'] ?? 0;
+      const ms = (usedS * 1000) / accepted;
+      perSend.push(ms);
+      console.log(
+        `run ${run + 1} (load from ${startedAt - spawnedAt} ms after spawn): ${accepted} accepted at ${fmt(result.requestsPerS, 0)}/s, ` +
+          `p50 ${fmt(result.p50Ms, 1)} ms, p99 ${fmt(result.p99Ms, 1)} ms; server CPU ${fmt(usedS, 2)} s (idle ${fmt(idle * 100, 1)} %) = ${fmt(ms, 3)} ms per send`,
+      );
+    }
+    const sorted = [...perSend].sort((a, b) => a - b);
+    console.log(`CPU per send (median of ${runs}): ${fmt(sorted[Math.floor(sorted.length / 2)], 3)} ms`);
+  } finally {
+    for (const node of fleet.nodes) await stopNode(node, 'SIGTERM');
+    removeNodeData(fleet);
+    await database.drop();
+    forget();
+  }
+}
+
+await main();
