@@ -5,6 +5,7 @@
 // Robust on a shared machine where wall-clock percentiles are not.
 //
 //   npm run bench:fleet-cpu -- --rate=2000 --duration=10 --runs=3
+//   BENCH_NODE_ENV='{"SEND_WORKER_POLL_MS":"50"}' npm run bench:fleet-cpu   # extra settings for the node (JSON)
 //   BENCH_NODE_FLAGS="--max-semi-space-size=64 --cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:fleet-cpu
 //     (with BENCH_IDLE_SHARE=0.4: the profiler's threads keep the node busier than 8 % of a core; the profile of the whole process; the run prints when each load started, in ms after the node was spawned,
 //      for bench/cpu-profile-summary.ts --from=<ms>)
