@@ -64,7 +64,17 @@ export function lidWithoutDevice(jid: string): string {
  * show its number; the sandbox derives one from the number (15 digits, stable across restarts, never the number).
  */
 export function sandboxLid(ownerJid: string): string {
-  const digest = createHash('sha256').update(`sandbox-lid:${ownerJid}`).digest();
-  const digits = (digest.readBigUInt64BE(0) % 900_000_000_000_000n) + 100_000_000_000_000n;
-  return `${digits}@lid`;
+  let lid = lids.get(ownerJid);
+  if (lid === undefined) {
+    const digest = createHash('sha256').update(`sandbox-lid:${ownerJid}`).digest();
+    const digits = (digest.readBigUInt64BE(0) % 900_000_000_000_000n) + 100_000_000_000_000n;
+    lid = `${digits}@lid`;
+    if (lids.size >= maxKeptLids) lids.clear();
+    lids.set(ownerJid, lid);
+  }
+  return lid;
 }
+
+/** @lid addresses by owner address: every sandbox send asks for one or two (hashing each time showed in profiles). */
+const lids = new Map<string, string>();
+const maxKeptLids = 10_000;

@@ -76,9 +76,22 @@ export function registerLiveForwarding(app: FastifyInstance, options: LiveForwar
   });
   const log = options.logger.child({ component: 'live-forwarding' });
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.live !== true || !request.instance) return;
+  // Most routes need no live connection: they pass at once, without a promise per request (it showed in profiles).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config?.live !== true || !request.instance) return done();
+    // Answered here (a 503) or by the owner: the hook ends without calling done, as Fastify's callback hooks answer.
+    toOwner(request, reply).then((answered) => {
+      if (answered === undefined) done();
+    }, done);
+  });
+
+  /**
+   * A live route: undefined when this node answers it (it holds the instance, or nobody does), else the reply, sent
+   * with the owner's answer or a 503.
+   */
+  async function toOwner(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const instance = request.instance;
+    if (!instance) return;
     const forwardedBy = request.headers[forwardedByHeader];
     let owner = await options.directory.ownerOf(instance.id);
     if (owner === 'unassigned' || (owner !== 'moving' && owner.self)) return;
@@ -97,7 +110,7 @@ export function registerLiveForwarding(app: FastifyInstance, options: LiveForwar
       );
     }
     return forward(request, reply, instance, owner);
-  });
+  }
 
   async function forward(request: FastifyRequest, reply: FastifyReply, instance: Instance, owner: LiveOwner) {
     const unreachable = () =>
