@@ -11,21 +11,15 @@
 //      for bench/cpu-profile-summary.ts --from=<ms>)
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { benchArg, fmt, freshPostgresDatabase, installExitHandlers, onInterrupt, postgresUnreachable, sleep } from './lib-bench.js';
-import { addNode, benchFleet, createSandboxes, heyMissing, removeNodeData, runHey, startNode, stopNode } from './fleet-lib.js';
+import { fmt, sleep } from './lib-bench.js';
+import { addNode, createSandboxes, fleetBenchArgs, fleetBenchReady, runHey, startNode, withBenchFleet } from './fleet-lib.js';
 
-let rate = 2000;
-let durationS = 10;
-let workers = 200;
-let runs = 3;
-for (const arg of process.argv.slice(2)) {
-  const parsed = benchArg(arg);
-  if (parsed.name === 'rate') rate = parsed.num();
-  else if (parsed.name === 'duration') durationS = parsed.num();
-  else if (parsed.name === 'workers') workers = parsed.num();
-  else if (parsed.name === 'runs') runs = parsed.num();
-  else throw new Error(`unknown argument ${arg} (--rate=<sends/s>, --duration=<s>, --workers=<n>, --runs=<n>)`);
-}
+const {
+  rate,
+  duration: durationS,
+  workers,
+  runs,
+} = fleetBenchArgs({ rate: 2000, duration: 10, workers: 200, runs: 3 }, '--rate=<sends/s>, --duration=<s>, --workers=<n>, --runs=<n>');
 
 const ticksPerS = 100;
 /** Below this share of a core the node counts as idle (a profiled node spends some in its profiler: raise it then). */
@@ -81,16 +75,10 @@ async function databaseCounters(uri: string, name: string): Promise<Record<strin
 }
 
 async function main(): Promise<void> {
-  installExitHandlers();
-  const missing = heyMissing();
-  if (missing) throw new Error(missing);
-  const unreachable = await postgresUnreachable();
-  if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
-  const database = await freshPostgresDatabase('bench_cpu');
-  const forget = onInterrupt(() => database.drop());
-  const fleet = benchFleet(database.uri, { SANDBOX_AUTO_LINK: 'true', ...(process.env.BENCH_NODE_ENV ? JSON.parse(process.env.BENCH_NODE_ENV) : {}) });
-  try {
-    const node = await addNode(fleet);
+  await fleetBenchReady({ hey: true });
+  await withBenchFleet('SIGTERM', async (fleet) => {
+    const databaseName = new URL(fleet.uri).pathname.slice(1);
+    const node = await addNode(fleet, process.env.BENCH_NODE_ENV ? (JSON.parse(process.env.BENCH_NODE_ENV) as Record<string, string>) : {});
     const spawnedAt = Date.now();
     await startNode(node);
     const pid = node.child?.proc.pid;
@@ -101,16 +89,16 @@ async function main(): Promise<void> {
     await runHey({ ...load, seconds: 3 }); // warm-up (JIT)
     const perSend: number[] = [];
     for (let run = 0; run < runs; run++) {
-      const idle = await settle(pid, database.uri);
-      const counters = await databaseCounters(database.uri, database.name);
+      const idle = await settle(pid, fleet.uri);
+      const counters = await databaseCounters(fleet.uri, databaseName);
       const from = cpuTicks(pid);
       const startedAt = Date.now();
       const result = await runHey({ ...load, seconds: durationS });
       const loadEndedAt = Date.now();
-      await settle(pid, database.uri);
+      await settle(pid, fleet.uri);
       const drainedS = (Date.now() - loadEndedAt) / 1000 - 1; // less the idle window settle saw last
       await sleep(1000); // the statistics collector reports at most once a second
-      const after = await databaseCounters(database.uri, database.name);
+      const after = await databaseCounters(fleet.uri, databaseName);
       const elapsedS = (Date.now() - startedAt) / 1000;
       const usedS = (cpuTicks(pid) - from) / ticksPerS - idle * elapsedS;
       const accepted = result.statuses['201'] ?? 0;
@@ -126,12 +114,7 @@ async function main(): Promise<void> {
     }
     const sorted = [...perSend].sort((a, b) => a - b);
     console.log(`CPU per send (median of ${runs}): ${fmt(sorted[Math.floor(sorted.length / 2)], 3)} ms`);
-  } finally {
-    for (const node of fleet.nodes) await stopNode(node, 'SIGTERM');
-    removeNodeData(fleet);
-    await database.drop();
-    forget();
-  }
+  });
 }
 
 await main();

@@ -4,20 +4,7 @@ import type { Connector, ConnectorHost } from './connector.js';
 import type { Instance } from './instance.js';
 
 /** The send operations of the API; a kind's messaging module says which of them it takes. */
-export const messageOperations = [
-  'text',
-  'media',
-  'list',
-  'poll',
-  'sticker',
-  'status',
-  'location',
-  'contact',
-  'reaction',
-  'buttons',
-  'voiceNote',
-  'ptv',
-] as const;
+const messageOperations = ['text', 'media', 'list', 'poll', 'sticker', 'status', 'location', 'contact', 'reaction', 'buttons', 'voiceNote', 'ptv'] as const;
 export type MessageOperation = (typeof messageOperations)[number];
 
 /** Every operation the API may refuse with "Method not available on …", by capability module. */
