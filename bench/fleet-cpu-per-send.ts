@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { fmt, sleep } from './lib-bench.js';
-import { addNode, createSandboxes, fleetBenchArgs, fleetBenchReady, runHey, startNode, withBenchFleet } from './fleet-lib.js';
+import { addNode, createSandboxes, fleetBenchArgs, fleetBenchReady, queuedSends, runHey, startNode, withBenchFleet } from './fleet-lib.js';
 
 const {
   rate,
@@ -31,17 +31,6 @@ function cpuTicks(pid: number | undefined): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Sends still queued (the worker has not sent them yet). */
-async function queued(uri: string): Promise<number> {
-  const client = new pg.Client({ connectionString: uri });
-  await client.connect();
-  try {
-    return Number((await client.query('select count(*)::int as n from send_queue')).rows[0].n);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Waits until the send worker has sent every queued send and the process uses under `idleShare` of a core over a 1 s
  * window; answers that window's share.
@@ -53,7 +42,7 @@ async function settle(pid: number | undefined, uri: string, idleShare = idleCpuS
     await sleep(1000);
     const share = (cpuTicks(pid) - before) / ticksPerS;
     if (Date.now() > deadline) throw new Error('the node did not settle (sends still queued or CPU busy)');
-    if (share < idleShare && (await queued(uri)) === 0) return share;
+    if (share < idleShare && (await queuedSends(uri)) === 0) return share;
   }
 }
 

@@ -221,6 +221,26 @@ export async function owners(fleet: BenchFleet): Promise<Map<string, number>> {
 }
 
 /** Resident memory of a process in MB (Linux /proc), or NaN. */
+/** Sends accepted and still queued in the fleet's database (the send workers have not sent them yet). */
+export async function queuedSends(uri: string): Promise<number> {
+  const client = new pg.Client({ connectionString: uri });
+  await client.connect();
+  try {
+    return Number((await client.query('select count(*)::int as n from send_queue')).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until every accepted send is sent (at most `timeoutMs`): a run then starts on a node with no backlog. */
+export async function drainedSends(uri: string, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await queuedSends(uri)) > 0) {
+    if (Date.now() > deadline) throw new Error(`sends still queued after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 export function rssMb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -1,5 +1,6 @@
 // Send p99 on PostgreSQL at a fixed rate (2,000 sends/s by default) against a bare Node HTTP endpoint's p99 at the
 // same rate in the same run: bare, Switchboard, bare again, Switchboard again; the ratio uses the mean of each pair.
+// Each run (after a 2 s warm-up) starts with every accepted send sent: no run pays for the backlog of the one before.
 //
 //   npm run bench:fleet-p99                        # 2,000/s for 10 s per run
 //   npm run bench:fleet-p99 -- --rate=1000 --duration=20 --workers=200
@@ -8,7 +9,7 @@
 // but wait for each answer, so the load is open-loop only while an answer takes less than workers/rate seconds (100 ms
 // at 2,000/s with 200 workers); past that it falls behind (the achieved rate is printed next to each run).
 import { fmt, freePort, loadAverage, serverNodeFlags, sleep, startChild, stopChild, waitReady } from './lib-bench.js';
-import { addNode, createSandboxes, fleetBenchArgs, fleetBenchReady, runHey, startNode, withBenchFleet, type HeyResult } from './fleet-lib.js';
+import { addNode, createSandboxes, drainedSends, fleetBenchArgs, fleetBenchReady, runHey, startNode, withBenchFleet, type HeyResult } from './fleet-lib.js';
 
 const { rate, duration: durationS, workers } = fleetBenchArgs({ rate: 2000, duration: 10, workers: 200 }, '--rate=<sends/s>, --duration=<s>, --workers=<n>');
 
@@ -34,11 +35,15 @@ async function main(): Promise<void> {
       const run = async (name: string, url: string, headers: Record<string, string>) => {
         const load = loadAverage();
         await runHey({ url, headers, body, seconds: 2, workers, perWorkerRate: perWorker }); // warm-up
+        await drainedSends(fleet.uri);
         const result = await runHey({ url, headers, body, seconds: durationS, workers, perWorkerRate: perWorker });
         runs.push({ name, result, load });
         console.log(
           `${name}: ${fmt(result.requestsPerS, 0)}/s achieved, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms, ${JSON.stringify(result.statuses)}, load ${load}`,
         );
+        // The send worker goes on sending after the load ends (one chat's messages in order, slower than 2,000/s):
+        // each measured run starts once it has sent everything, on an idle node.
+        await drainedSends(fleet.uri);
         await sleep(1000);
       };
       const sendUrl = `${node.base}/messenger/message/sendText/p99-0`;
