@@ -18,19 +18,29 @@ interface WorkerSwitch {
 
 export interface LifecycleDeps {
   logger: Logger;
-  registry: Pick<InstanceRegistry, 'byInstanceId' | 'load'>;
+  registry: Pick<InstanceRegistry, 'byInstanceId' | 'readBack'>;
   kinds: ConnectorKinds;
   host: InstanceConnectorHost;
   workers: WorkerSwitch;
   /** Which instances this node owns; the lifecycle acts on what it gains and gives up. */
   ownership: InstanceOwnership;
+  /** Instances started at once when this node takes many on (a start, a takeover). */
+  startConcurrency: number;
 }
-
-/** Instances started at once when this node takes many on (a start, a takeover). */
-const startConcurrency = 32;
+/** Taking on at least this many instances at once is logged (its start, progress and end). */
+const loggedFrom = 200;
+/** Progress of a large opening is logged every this many instances. */
+const progressEvery = 1000;
 
 export class InstanceLifecycle implements OwnedInstances {
   private readonly connectors = new Map<string, Connector>();
+  /** Instances acquired before `openOwned` (the start, before the node listens): opened by it. */
+  private heldBack: string[] | undefined = [];
+  /** Owned instances acquired and not started yet (a readiness figure). */
+  private pending = 0;
+  /** Openings running now: a stop waits for them (each stops taking more at once). */
+  private readonly openings = new Set<Promise<void>>();
+  private stopping = false;
 
   constructor(private readonly deps: LifecycleDeps) {
     // Sends go out while the connection is open, and wait while it is not.
@@ -70,7 +80,31 @@ export class InstanceLifecycle implements OwnedInstances {
 
   /** At start: this node takes its share of the instances (all of them on a one-node store), and starts them. */
   async startAll(): Promise<void> {
+    await this.takeShare();
+    await this.openOwned();
+  }
+
+  /**
+   * At start, before the node listens: this node takes its share of the instances (owner rows claimed), and opens
+   * none of them yet — `openOwned` does, once the node answers.
+   */
+  async takeShare(): Promise<void> {
     await this.deps.ownership.start();
+  }
+
+  /**
+   * Opens the instances taken on by `takeShare` (a bounded number at once); from now on instances this node gains open
+   * at once. Resolves once all are started (or a stop cut it short); never throws.
+   */
+  async openOwned(): Promise<void> {
+    const ids = this.heldBack ?? [];
+    this.heldBack = undefined;
+    await this.open(ids);
+  }
+
+  /** Owned instances not started yet: taken on at a start or takeover, still waiting for their turn. */
+  openingCount(): number {
+    return this.pending + (this.heldBack?.length ?? 0);
   }
 
   /** A new instance, created on this node in `unit`: owned here at once (so it can connect), until a rebalance moves it. */
@@ -83,21 +117,59 @@ export class InstanceLifecycle implements OwnedInstances {
    * closed) connect, a bounded number at once.
    */
   async acquired(instanceIds: readonly string[]): Promise<void> {
-    // An instance created on another node may be unknown here yet: the registry is read again once.
-    if (instanceIds.some((id) => !this.deps.registry.byInstanceId(id))) await this.deps.registry.load();
+    if (this.stopping) return;
+    if (this.heldBack) {
+      this.heldBack.push(...instanceIds);
+      return;
+    }
+    await this.open(instanceIds);
+  }
+
+  /** Starts these owned instances, a bounded number at once, until a stop; never throws. */
+  private open(instanceIds: readonly string[]): Promise<void> {
+    const opening = this.openNow(instanceIds).finally(() => this.openings.delete(opening));
+    this.openings.add(opening);
+    return opening;
+  }
+
+  private async openNow(instanceIds: readonly string[]): Promise<void> {
+    if (instanceIds.length === 0) return;
     const queue = [...instanceIds];
-    const next = async (): Promise<void> => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.startOwned(id);
-    };
-    await Promise.all(Array.from({ length: Math.min(startConcurrency, queue.length) }, next));
+    this.pending += queue.length;
+    const total = queue.length;
+    const startedAt = Date.now();
+    const logged = total >= loggedFrom;
+    if (logged) this.deps.logger.info({ instances: total }, 'opening owned instances');
+    let done = 0;
+    try {
+      // Instances created on another node may be unknown here yet: those alone are read (in a few queries).
+      const unknown = instanceIds.filter((id) => !this.deps.registry.byInstanceId(id));
+      if (unknown.length > 0) await this.deps.registry.readBack(unknown);
+      const next = async (): Promise<void> => {
+        for (let id = queue.shift(); id !== undefined && !this.stopping; id = queue.shift()) {
+          await this.startOwned(id);
+          this.pending -= 1;
+          done += 1;
+          if (logged && done % progressEvery === 0 && done < total) this.deps.logger.info({ opened: done, of: total }, 'opening owned instances');
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.deps.startConcurrency, queue.length) }, next));
+    } catch (error) {
+      this.deps.logger.error({ err: error, instances: total }, 'owned instances not opened; the next ownership look takes them again');
+    } finally {
+      this.pending -= total - done;
+    }
+    if (logged) this.deps.logger.info({ opened: done, of: total, ms: Date.now() - startedAt }, 'owned instances opened');
   }
 
   private async startOwned(instanceId: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance || !this.deps.ownership.ownsLocally(instanceId)) return;
     try {
-      const connector = this.attach(instance);
       const session = await this.deps.host.loadSession(instance.id);
+      // Given up or stopping meanwhile: no connector is made for it.
+      if (this.stopping || !this.deps.ownership.ownsLocally(instanceId)) return;
+      const connector = this.attach(instance);
       const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
       if (session || alwaysOn || instance.status !== 'close') await connector.start();
     } catch (error) {
@@ -154,7 +226,11 @@ export class InstanceLifecycle implements OwnedInstances {
 
   /** A stop: no more claims or handovers, every connector stopped (the instances stay owned until `handOverAll`). */
   async stopAll(): Promise<void> {
+    // An opening still running (a start, a takeover) takes no more instances; those starting now finish first.
+    this.stopping = true;
+    this.heldBack = undefined;
     await this.deps.ownership.halt();
+    await Promise.all([...this.openings]);
     const all = [...this.connectors.values()];
     await Promise.all(all.map((c) => c.stop().catch(() => undefined)));
   }
