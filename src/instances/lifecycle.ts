@@ -36,8 +36,8 @@ export class InstanceLifecycle implements OwnedInstances {
   private readonly connectors = new Map<string, Connector>();
   /** Instances acquired before `openOwned` (the start, before the node listens): opened by it. */
   private heldBack: string[] | undefined = [];
-  /** Owned instances acquired and not started yet (a readiness figure). */
-  private pending = 0;
+  /** Owned instances acquired and not started yet: they answer `connecting` meanwhile (a readiness figure too). */
+  private readonly pending = new Set<string>();
   /** Openings running now: a stop waits for them (each stops taking more at once). */
   private readonly openings = new Set<Promise<void>>();
   private stopping = false;
@@ -104,7 +104,12 @@ export class InstanceLifecycle implements OwnedInstances {
 
   /** Owned instances not started yet: taken on at a start or takeover, still waiting for their turn. */
   openingCount(): number {
-    return this.pending + (this.heldBack?.length ?? 0);
+    return this.pending.size;
+  }
+
+  /** Whether this owned instance waits for its turn to be opened (it has no connector yet, and will connect). */
+  awaitsOpening(instanceId: string): boolean {
+    return this.pending.has(instanceId);
   }
 
   /** A new instance, created on this node in `unit`: owned here at once (so it can connect), until a rebalance moves it. */
@@ -120,6 +125,7 @@ export class InstanceLifecycle implements OwnedInstances {
     if (this.stopping) return;
     if (this.heldBack) {
       this.heldBack.push(...instanceIds);
+      for (const id of instanceIds) this.pending.add(id);
       return;
     }
     await this.open(instanceIds);
@@ -135,7 +141,7 @@ export class InstanceLifecycle implements OwnedInstances {
   private async openNow(instanceIds: readonly string[]): Promise<void> {
     if (instanceIds.length === 0) return;
     const queue = [...instanceIds];
-    this.pending += queue.length;
+    for (const id of queue) this.pending.add(id);
     const total = queue.length;
     const startedAt = Date.now();
     const logged = total >= loggedFrom;
@@ -148,7 +154,7 @@ export class InstanceLifecycle implements OwnedInstances {
       const next = async (): Promise<void> => {
         for (let id = queue.shift(); id !== undefined && !this.stopping; id = queue.shift()) {
           await this.startOwned(id);
-          this.pending -= 1;
+          this.pending.delete(id);
           done += 1;
           if (logged && done % progressEvery === 0 && done < total) this.deps.logger.info({ opened: done, of: total }, 'opening owned instances');
         }
@@ -157,7 +163,8 @@ export class InstanceLifecycle implements OwnedInstances {
     } catch (error) {
       this.deps.logger.error({ err: error, instances: total }, 'owned instances not opened; the next ownership look takes them again');
     } finally {
-      this.pending -= total - done;
+      // Those not reached (a stop, a failed read) wait no more.
+      for (const id of queue) this.pending.delete(id);
     }
     if (logged) this.deps.logger.info({ opened: done, of: total, ms: Date.now() - startedAt }, 'owned instances opened');
   }
@@ -229,6 +236,7 @@ export class InstanceLifecycle implements OwnedInstances {
     // An opening still running (a start, a takeover) takes no more instances; those starting now finish first.
     this.stopping = true;
     this.heldBack = undefined;
+    this.pending.clear();
     await this.deps.ownership.halt();
     await Promise.all([...this.openings]);
     const all = [...this.connectors.values()];

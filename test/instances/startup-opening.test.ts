@@ -71,10 +71,13 @@ describe.skipIf(!available)('a node restarted with hundreds of linked sandbox in
       expect(first.status).toBe('ok');
       expect(first.instances?.owned).toBe(copies + 1);
       expect(first.instances?.opening).toBeGreaterThan(0);
-      // While they open, the API answers, and an instance not reached yet says so truthfully.
+      // While they open, the API answers, and an instance not reached yet says so truthfully: connecting, not open.
       const listedEarly = await api('GET', 'instance/fetchInstances');
       expect(listedEarly.status).toBe(200);
-      expect(listedEarly.body).toHaveLength(copies + 1);
+      const early = (listedEarly.body as { instance: { status: string } }[]).map((entry) => entry.instance.status);
+      expect(early).toHaveLength(copies + 1);
+      expect(early).toContain('connecting');
+      expect(early.filter((state) => state !== 'open' && state !== 'connecting')).toEqual([]);
 
       await waitFor(
         async () => {
@@ -86,6 +89,7 @@ describe.skipIf(!available)('a node restarted with hundreds of linked sandbox in
       );
       const listed = await api('GET', 'instance/fetchInstances');
       const states = (listed.body as { instance: { status: string } }[]).map((entry) => entry.instance.status);
+      expect(states).toHaveLength(copies + 1);
       expect(states.filter((state) => state === 'open')).toHaveLength(copies + 1);
       const one = await api('GET', `instance/connectionState/opening-${copies - 1}`);
       expect(one.body.instance.state).toBe('open');

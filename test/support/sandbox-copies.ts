@@ -16,6 +16,8 @@ export interface SandboxCopies {
   prefix: string;
   numberPrefix: string;
   count: number;
+  /** The first copy's index (0 unless told). */
+  start?: number;
   /** The service's SECRETS_KEY (base64): each copy's key is sealed with it. */
   secretsKey: string;
   /** Where the tables are (`schema.`), or '' for the search path. */
@@ -35,11 +37,13 @@ export async function copySandboxInstance(run: RunSql, copies: SandboxCopies): P
   const width = copies.templateNumber.length - copies.numberPrefix.length;
   const renumber = (value: unknown, number: string) => (typeof value === 'string' ? value.replaceAll(copies.templateNumber, number) : value);
   const names: string[] = [];
-  for (let start = 0; start < copies.count; start += rowsPerInsert) {
+  const first = copies.start ?? 0;
+  const end = first + copies.count;
+  for (let start = first; start < end; start += rowsPerInsert) {
     const instances: Record<string, unknown>[] = [];
     const sessionRows: Record<string, unknown>[] = [];
     const sinkRows: Record<string, unknown>[] = [];
-    for (let i = start; i < Math.min(copies.count, start + rowsPerInsert); i++) {
+    for (let i = start; i < Math.min(end, start + rowsPerInsert); i++) {
       const id = randomUUID();
       const name = `${copies.prefix}${i}`;
       const number = `${copies.numberPrefix}${String(i).padStart(width, '0')}`;
