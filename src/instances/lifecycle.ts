@@ -147,10 +147,14 @@ export class InstanceLifecycle implements OwnedInstances {
     const logged = total >= loggedFrom;
     if (logged) this.deps.logger.info({ instances: total }, 'opening owned instances');
     let done = 0;
+    // Instances created on another node may be unknown here yet: those alone are read (in a few queries). One still
+    // unknown (the read failed) is not opened here now; its change signal reads it later, and connect opens it.
+    const unknown = instanceIds.filter((id) => !this.deps.registry.byInstanceId(id));
+    if (unknown.length > 0)
+      await this.deps.registry
+        .readBack(unknown)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, instances: unknown.length }, 'instances taken on could not be read'));
     try {
-      // Instances created on another node may be unknown here yet: those alone are read (in a few queries).
-      const unknown = instanceIds.filter((id) => !this.deps.registry.byInstanceId(id));
-      if (unknown.length > 0) await this.deps.registry.readBack(unknown);
       const next = async (): Promise<void> => {
         for (let id = queue.shift(); id !== undefined && !this.stopping; id = queue.shift()) {
           await this.startOwned(id);
@@ -160,10 +164,8 @@ export class InstanceLifecycle implements OwnedInstances {
         }
       };
       await Promise.all(Array.from({ length: Math.min(this.deps.startConcurrency, queue.length) }, next));
-    } catch (error) {
-      this.deps.logger.error({ err: error, instances: total }, 'owned instances not opened; the next ownership look takes them again');
     } finally {
-      // Those not reached (a stop, a failed read) wait no more.
+      // Those not reached (a stop) wait no more.
       for (const id of queue) this.pending.delete(id);
     }
     if (logged) this.deps.logger.info({ opened: done, of: total, ms: Date.now() - startedAt }, 'owned instances opened');
@@ -173,12 +175,13 @@ export class InstanceLifecycle implements OwnedInstances {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance || !this.deps.ownership.ownsLocally(instanceId)) return;
     try {
-      const session = await this.deps.host.loadSession(instance.id);
+      const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
+      // The session is read only when nothing else says to connect (the connector reads it again as it starts).
+      const connects = alwaysOn || instance.status !== 'close' || (await this.deps.host.loadSession(instance.id)) !== null;
       // Given up or stopping meanwhile: no connector is made for it.
       if (this.stopping || !this.deps.ownership.ownsLocally(instanceId)) return;
       const connector = this.attach(instance);
-      const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
-      if (session || alwaysOn || instance.status !== 'close') await connector.start();
+      if (connects) await connector.start();
     } catch (error) {
       this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start');
     }
@@ -188,6 +191,7 @@ export class InstanceLifecycle implements OwnedInstances {
   async stopLocally(instanceId: string): Promise<void> {
     const connector = this.connectors.get(instanceId);
     this.connectors.delete(instanceId);
+    this.pending.delete(instanceId);
     await this.deps.workers.pause(instanceId);
     await connector?.stop().catch((error: unknown) => this.deps.logger.warn({ err: error, instanceId }, 'connector did not stop cleanly'));
   }
