@@ -171,14 +171,15 @@ export async function seedSandboxes(fleet: BenchFleet, node: BenchNode, prefix: 
   }
 }
 
-/** Polls GET /health until the node has no owned instance left to open, then until it lists `count` open. */
+/** Polls GET /health until the node owns `count` instances and has none left to open, then until it lists `count` open. */
 export async function waitAllOpen(node: BenchNode, key: string, count: number, timeoutMs = 600_000): Promise<void> {
   const startedAt = Date.now();
   for (;;) {
     const health = await fetch(`${node.base}/health`, { signal: AbortSignal.timeout(5000) })
       .then((r) => r.json() as Promise<Json>)
       .catch(() => undefined);
-    if (health?.instances?.opening === 0) break;
+    // Every one owned here (a node that lost its heartbeat under load gives them up, and takes them again) and started.
+    if (health?.instances?.opening === 0 && health.instances.owned === count) break;
     if (Date.now() - startedAt > timeoutMs) throw new Error(`still opening after ${timeoutMs} ms: ${JSON.stringify(health)}`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -46,9 +46,11 @@ async function main(): Promise<void> {
     globalApiKey: global.key,
     secretsKey: resolveSecretsKey(config.dataDir, config.secretsKey),
   });
-  // Store state, workers and this node's share of the instances; no instance is opened before the node listens.
+  // Store state and workers; no instance is opened before the node listens.
   await services.prepare();
   const app = await buildApp(services);
+  // Its share taken once the server is built (building it may hold the event loop longer than a heartbeat).
+  await services.takeShare();
   await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
     // Taken between the check and now: stop what started (no connector yet), then report it as the check would have.
     await services.stop();

@@ -121,13 +121,15 @@ export interface Services {
   websocket: WebsocketSink;
   /** What the sinks add to instance creation. */
   sinkCreation: SinkCreation;
-  /** Loads state, starts workers, takes this node's share of the instances and opens them (`prepare`, then `openInstances`). */
+  /** Loads state, starts workers, takes this node's share of the instances and opens them (the three steps below). */
   start(): Promise<void>;
   /**
-   * Everything but opening the instances: the store's state loaded, this node registered, workers and sinks started,
-   * its share of the instances taken (none opened). The process listens after this, then calls `openInstances`.
+   * Everything but the instances: the store's state loaded, this node registered, workers and sinks started. The
+   * process builds its HTTP server after this, then calls `takeShare`, listens, and calls `openInstances`.
    */
   prepare(): Promise<void>;
+  /** Takes this node's share of the instances (all of them on a one-node store); opens none yet. */
+  takeShare(): Promise<void>;
   /** Opens the instances this node owns, a bounded number at once; resolves when all started (or a stop cut it short). */
   openInstances(): Promise<void>;
   /** Stops workers and connections (the store stays open). */
@@ -433,6 +435,7 @@ export function createServices({
     sinkCreation: eventSinks.creation,
     async start() {
       await this.prepare();
+      await this.takeShare();
       await this.openInstances();
     },
     async prepare() {
@@ -447,8 +450,8 @@ export function createServices({
       for (const sink of eventSinks.list) await sink.start?.();
       workers.start();
       retention.start();
-      await lifecycle.takeShare();
     },
+    takeShare: () => lifecycle.takeShare(),
     openInstances: () => lifecycle.openOwned(),
     async stop() {
       for (const stop of following.splice(0)) stop();

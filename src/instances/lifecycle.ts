@@ -78,12 +78,6 @@ export class InstanceLifecycle implements OwnedInstances {
     return connector;
   }
 
-  /** At start: this node takes its share of the instances (all of them on a one-node store), and starts them. */
-  async startAll(): Promise<void> {
-    await this.takeShare();
-    await this.openOwned();
-  }
-
   /**
    * At start, before the node listens: this node takes its share of the instances (owner rows claimed), and opens
    * none of them yet — `openOwned` does, once the node answers.
