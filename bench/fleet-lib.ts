@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { copySandboxInstance } from '../test/support/sandbox-copies.js';
 import {
   benchArg,
   freePort,
@@ -194,6 +195,54 @@ export async function createSandboxes(node: BenchNode, key: string, prefix: stri
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return names;
+}
+
+/**
+ * `count` linked SANDBOX instances on the fleet's database, fast: one created through `node` (running with
+ * SANDBOX_AUTO_LINK=true), then copied in SQL with fresh ids, names, keys and numbers (see test/support/sandbox-copies.ts).
+ * The node is stopped (SIGTERM) before the copies are written: it reads them when started again. Answers their names.
+ */
+export async function seedSandboxes(fleet: BenchFleet, node: BenchNode, prefix: string, count: number): Promise<string[]> {
+  const templateNumber = '4917000000000';
+  const created = await api(node, fleet.key, 'POST', 'instance/create', { instanceName: `${prefix}0`, integration: 'SANDBOX', number: templateNumber });
+  if (created.status !== 201) throw new Error(`create ${prefix}0: ${created.status} ${JSON.stringify(created.body)}`);
+  await stopNode(node, 'SIGTERM');
+  const client = new pg.Client({ connectionString: fleet.uri });
+  await client.connect();
+  try {
+    const run = async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Record<string, unknown>[];
+    const copies = await copySandboxInstance(run, {
+      templateId: created.body.instance.instanceId as string,
+      templateNumber,
+      prefix,
+      numberPrefix: '49171',
+      count: count - 1,
+      secretsKey: fleet.secretsKey,
+      start: 1,
+    });
+    return [`${prefix}0`, ...copies];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls GET /health until the node owns `count` instances and has none left to open, then until it lists `count` open. */
+export async function waitAllOpen(node: BenchNode, key: string, count: number, timeoutMs = 600_000): Promise<void> {
+  const startedAt = Date.now();
+  for (;;) {
+    const health = await fetch(`${node.base}/health`, { signal: AbortSignal.timeout(5000) })
+      .then((r) => r.json() as Promise<Json>)
+      .catch(() => undefined);
+    // Every one owned here (a node that lost its heartbeat under load gives them up, and takes them again) and started.
+    if (health?.instances?.opening === 0 && health.instances.owned === count) break;
+    if (Date.now() - startedAt > timeoutMs) throw new Error(`still opening after ${timeoutMs} ms: ${JSON.stringify(health)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (let open = 0; open < count; ) {
+    open = await openCount(node, key).catch(() => -1);
+    if (Date.now() - startedAt > timeoutMs) throw new Error(`only ${open} of ${count} open after ${timeoutMs} ms`);
+    if (open < count) await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** How many of the instances `node` lists are `open` (one GET /instance/fetchInstances). */

@@ -112,6 +112,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     serverUrl: config.serverUrl,
     store: services.store,
     logger: services.logger,
+    instances: () => ({ owned: services.lifecycle.ownedCount(), opening: services.lifecycle.openingCount() }),
     ...(config.metricsEnabled ? { metrics: services.metrics.registry } : {}),
   });
   await app.register(managerPage, { root: defaultManagerRoot() });

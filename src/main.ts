@@ -46,15 +46,21 @@ async function main(): Promise<void> {
     globalApiKey: global.key,
     secretsKey: resolveSecretsKey(config.dataDir, config.secretsKey),
   });
-  await services.start();
+  // Store state and workers; no instance is opened before the node listens.
+  await services.prepare();
   const app = await buildApp(services);
+  // Its share taken once the server is built (building it may hold the event loop longer than a heartbeat).
+  await services.takeShare();
   await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
-    // Taken between the check and now: stop what started, then report it as the check would have.
+    // Taken between the check and now: stop what started (no connector yet), then report it as the check would have.
     await services.stop();
     await store.close();
     throw listenFailure(error, config.host, config.port);
   });
-  logger.info({ port: config.port, store: store.dialect }, 'switchboard listening');
+  logger.info({ port: config.port, store: store.dialect, opening: services.lifecycle.openingCount() }, 'switchboard listening');
+  // The owned instances open in the background, a bounded number at once (GET /health tells how many are left);
+  // a stop meanwhile cuts it short and stops what opened.
+  void services.openInstances();
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -121,8 +121,17 @@ export interface Services {
   websocket: WebsocketSink;
   /** What the sinks add to instance creation. */
   sinkCreation: SinkCreation;
-  /** Loads state and starts connections and workers. */
+  /** Loads state, starts workers, takes this node's share of the instances and opens them (the three steps below). */
   start(): Promise<void>;
+  /**
+   * Everything but the instances: the store's state loaded, this node registered, workers and sinks started. The
+   * process builds its HTTP server after this, then calls `takeShare`, listens, and calls `openInstances`.
+   */
+  prepare(): Promise<void>;
+  /** Takes this node's share of the instances (all of them on a one-node store); opens none yet. */
+  takeShare(): Promise<void>;
+  /** Opens the instances this node owns, a bounded number at once; resolves when all started (or a stop cut it short). */
+  openInstances(): Promise<void>;
   /** Stops workers and connections (the store stays open). */
   stop(): Promise<void>;
 }
@@ -304,7 +313,15 @@ export function createServices({
     ),
   );
   removal.onRemove(removeEventLogOf);
-  const lifecycle = new InstanceLifecycle({ logger, registry, kinds, host: connectorHost, workers, ownership });
+  const lifecycle = new InstanceLifecycle({
+    logger,
+    registry,
+    kinds,
+    host: connectorHost,
+    workers,
+    ownership,
+    startConcurrency: config.instanceStartConcurrency,
+  });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers, new JobLease(store.db, 'event-retention', node));
   const wakeups = new SendWakeups({
@@ -417,6 +434,11 @@ export function createServices({
     websocket: eventSinks.websocket,
     sinkCreation: eventSinks.creation,
     async start() {
+      await this.prepare();
+      await this.takeShare();
+      await this.openInstances();
+    },
+    async prepare() {
       // Registered first: the claims of this node's earlier life are taken over before any work starts.
       await nodes.start();
       if (fleet) {
@@ -428,8 +450,9 @@ export function createServices({
       for (const sink of eventSinks.list) await sink.start?.();
       workers.start();
       retention.start();
-      await lifecycle.startAll();
     },
+    takeShare: () => lifecycle.takeShare(),
+    openInstances: () => lifecycle.openOwned(),
     async stop() {
       for (const stop of following.splice(0)) stop();
       wakeups.stop();

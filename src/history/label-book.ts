@@ -103,15 +103,21 @@ export class LabelBook implements LabelKeeper {
   async synced(instance: Instance, labels: Label[]): Promise<void> {
     const now = Date.now();
     const kept = labels.filter((label) => !label.deleted);
+    if (kept.length === 0) {
+      // No labels (most accounts, synced at every connect): one statement, no transaction around it.
+      await this.deps.db.deleteFrom('labels').where('instance_id', '=', instance.id).execute();
+      return;
+    }
     await inUnit(this.deps.db, async (unit) => {
-      let gone = unit.tx.deleteFrom('labels').where('instance_id', '=', instance.id);
-      if (kept.length > 0)
-        gone = gone.where(
+      await unit.tx
+        .deleteFrom('labels')
+        .where('instance_id', '=', instance.id)
+        .where(
           'label_id',
           'not in',
           kept.map((label) => label.id),
-        );
-      await gone.execute();
+        )
+        .execute();
       for (const [order, label] of kept.entries()) {
         const predefined = label.predefinedId ?? null;
         // One millisecond apart: findLabels lists them in the order the messenger gave them.

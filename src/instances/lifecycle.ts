@@ -18,19 +18,29 @@ interface WorkerSwitch {
 
 export interface LifecycleDeps {
   logger: Logger;
-  registry: Pick<InstanceRegistry, 'byInstanceId' | 'load'>;
+  registry: Pick<InstanceRegistry, 'byInstanceId' | 'readBack'>;
   kinds: ConnectorKinds;
   host: InstanceConnectorHost;
   workers: WorkerSwitch;
   /** Which instances this node owns; the lifecycle acts on what it gains and gives up. */
   ownership: InstanceOwnership;
+  /** Instances started at once when this node takes many on (a start, a takeover). */
+  startConcurrency: number;
 }
-
-/** Instances started at once when this node takes many on (a start, a takeover). */
-const startConcurrency = 32;
+/** Taking on at least this many instances at once is logged (its start, progress and end). */
+const loggedFrom = 200;
+/** Progress of a large opening is logged every this many instances. */
+const progressEvery = 1000;
 
 export class InstanceLifecycle implements OwnedInstances {
   private readonly connectors = new Map<string, Connector>();
+  /** Instances acquired before `openOwned` (the start, before the node listens): opened by it. */
+  private heldBack: string[] | undefined = [];
+  /** Owned instances acquired and not started yet: they answer `connecting` meanwhile (a readiness figure too). */
+  private readonly pending = new Set<string>();
+  /** Openings running now: a stop waits for them (each stops taking more at once). */
+  private readonly openings = new Set<Promise<void>>();
+  private stopping = false;
 
   constructor(private readonly deps: LifecycleDeps) {
     // Sends go out while the connection is open, and wait while it is not.
@@ -68,8 +78,11 @@ export class InstanceLifecycle implements OwnedInstances {
     return connector;
   }
 
-  /** At start: this node takes its share of the instances (all of them on a one-node store), and starts them. */
-  async startAll(): Promise<void> {
+  /**
+   * At start, before the node listens: this node takes its share of the instances (owner rows claimed), and opens
+   * none of them yet — `openOwned` does, once the node answers.
+   */
+  async takeShare(): Promise<void> {
     await this.deps.ownership.start();
   }
 
@@ -83,6 +96,26 @@ export class InstanceLifecycle implements OwnedInstances {
     return this.deps.ownership.resume();
   }
 
+  /**
+   * Opens the instances taken on by `takeShare` (a bounded number at once); from now on instances this node gains open
+   * at once. Resolves once all are started (or a stop cut it short); never throws.
+   */
+  async openOwned(): Promise<void> {
+    const ids = this.heldBack ?? [];
+    this.heldBack = undefined;
+    await this.open(ids);
+  }
+
+  /** Owned instances not started yet: taken on at a start or takeover, still waiting for their turn. */
+  openingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Whether this owned instance waits for its turn to be opened (it has no connector yet, and will connect). */
+  awaitsOpening(instanceId: string): boolean {
+    return this.pending.has(instanceId);
+  }
+
   /** A new instance, created on this node in `unit`: owned here at once (so it can connect), until a rebalance moves it. */
   ownCreated(unit: Unit, instanceId: string): Promise<void> {
     return this.deps.ownership.claimIn(unit, instanceId);
@@ -93,23 +126,66 @@ export class InstanceLifecycle implements OwnedInstances {
    * closed) connect, a bounded number at once.
    */
   async acquired(instanceIds: readonly string[]): Promise<void> {
-    // An instance created on another node may be unknown here yet: the registry is read again once.
-    if (instanceIds.some((id) => !this.deps.registry.byInstanceId(id))) await this.deps.registry.load();
+    if (this.stopping) return;
+    if (this.heldBack) {
+      this.heldBack.push(...instanceIds);
+      for (const id of instanceIds) this.pending.add(id);
+      return;
+    }
+    await this.open(instanceIds);
+  }
+
+  /** Starts these owned instances, a bounded number at once, until a stop; never throws. */
+  private open(instanceIds: readonly string[]): Promise<void> {
+    const opening = this.openNow(instanceIds).finally(() => this.openings.delete(opening));
+    this.openings.add(opening);
+    return opening;
+  }
+
+  private async openNow(instanceIds: readonly string[]): Promise<void> {
+    if (instanceIds.length === 0) return;
     const queue = [...instanceIds];
-    const next = async (): Promise<void> => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.startOwned(id);
-    };
-    await Promise.all(Array.from({ length: Math.min(startConcurrency, queue.length) }, next));
+    for (const id of queue) this.pending.add(id);
+    const total = queue.length;
+    const startedAt = Date.now();
+    const logged = total >= loggedFrom;
+    if (logged) this.deps.logger.info({ instances: total }, 'opening owned instances');
+    let done = 0;
+    // Instances created on another node may be unknown here yet: those alone are read (in a few queries). One still
+    // unknown (the read failed) is not opened here now; its change signal reads it later, and connect opens it.
+    const unknown = instanceIds.filter((id) => !this.deps.registry.byInstanceId(id));
+    if (unknown.length > 0)
+      await this.deps.registry
+        .readBack(unknown)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, instances: unknown.length }, 'instances taken on could not be read'));
+    try {
+      const next = async (): Promise<void> => {
+        for (let id = queue.shift(); id !== undefined && !this.stopping; id = queue.shift()) {
+          await this.startOwned(id);
+          this.pending.delete(id);
+          done += 1;
+          if (logged && done % progressEvery === 0 && done < total) this.deps.logger.info({ opened: done, of: total }, 'opening owned instances');
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.deps.startConcurrency, queue.length) }, next));
+    } finally {
+      // Those not reached (a stop) wait no more.
+      for (const id of queue) this.pending.delete(id);
+    }
+    if (logged) this.deps.logger.info({ opened: done, of: total, ms: Date.now() - startedAt }, 'owned instances opened');
   }
 
   private async startOwned(instanceId: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance || !this.deps.ownership.ownsLocally(instanceId)) return;
     try {
-      const connector = this.attach(instance);
-      const session = await this.deps.host.loadSession(instance.id);
       const alwaysOn = this.deps.kinds.of(instance.integration)?.alwaysOn === true;
-      if (session || alwaysOn || instance.status !== 'close') await connector.start();
+      // The session is read only when nothing else says to connect (the connector reads it again as it starts).
+      const connects = alwaysOn || instance.status !== 'close' || (await this.deps.host.loadSession(instance.id)) !== null;
+      // Given up or stopping meanwhile: no connector is made for it.
+      if (this.stopping || !this.deps.ownership.ownsLocally(instanceId)) return;
+      const connector = this.attach(instance);
+      if (connects) await connector.start();
     } catch (error) {
       this.deps.logger.error({ err: error, instance: instance.name }, 'instance failed to start');
     }
@@ -119,6 +195,7 @@ export class InstanceLifecycle implements OwnedInstances {
   async stopLocally(instanceId: string): Promise<void> {
     const connector = this.connectors.get(instanceId);
     this.connectors.delete(instanceId);
+    this.pending.delete(instanceId);
     await this.deps.workers.pause(instanceId);
     await connector?.stop().catch((error: unknown) => this.deps.logger.warn({ err: error, instanceId }, 'connector did not stop cleanly'));
   }
@@ -164,7 +241,12 @@ export class InstanceLifecycle implements OwnedInstances {
 
   /** A stop: no more claims or handovers, every connector stopped (the instances stay owned until `handOverAll`). */
   async stopAll(): Promise<void> {
+    // An opening still running (a start, a takeover) takes no more instances; those starting now finish first.
+    this.stopping = true;
+    this.heldBack = undefined;
+    this.pending.clear();
     await this.deps.ownership.halt();
+    await Promise.all([...this.openings]);
     const all = [...this.connectors.values()];
     await Promise.all(all.map((c) => c.stop().catch(() => undefined)));
   }

@@ -319,6 +319,12 @@ export class InstanceRegistry {
     return this.byId.get(id);
   }
 
+  /** Reads these instances from the store (created on another node, say, and not known here yet), a few queries in all. */
+  async readBack(ids: readonly string[]): Promise<void> {
+    // A read that raced a change made here is not applied: that change's own signal reads it again.
+    await this.refreshMany([...ids]);
+  }
+
   /**
    * Re-reads these instances from the store: changed ones are indexed anew (a new name, key or owner), gone ones
    * forgotten. Answers those whose read raced a change committed here (newer than what was read): read them again.

@@ -229,13 +229,22 @@ export class InstanceService {
    */
   connectionState(instance: Instance): LiveConnection {
     const connector = this.deps.lifecycle.connectorOf(instance.id);
-    const state = connector?.state() ?? instance.status;
+    const state = connector?.state() ?? this.unstarted(instance);
     const known = connector?.stateReason?.() ?? null;
     return {
       state,
       lastActivityAt: connector?.lastActivityAt?.() ?? null,
       problem: state === 'open' ? null : (connector?.problem?.() ?? (known ? { reason: known, statusCode: 503 } : null)),
     };
+  }
+
+  /**
+   * The state of an instance without a connector here: one waiting for its turn to open (after this node started or
+   * took it over) is `connecting`, one owned here and not started `close`; one live on another node as it last wrote.
+   */
+  private unstarted(instance: Instance): ConnectionState {
+    if (this.deps.lifecycle.awaitsOpening(instance.id)) return 'connecting';
+    return this.deps.lifecycle.ownsLocally(instance.id) ? 'close' : instance.status;
   }
 
   /** Unlinks the account; an instance not connected is refused. */

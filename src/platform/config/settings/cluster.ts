@@ -17,4 +17,12 @@ export const cluster = {
     meaning:
       'A node whose heartbeat is older than this is dead: its claimed webhook deliveries are taken over at once. Keep it several heartbeats long (a pause of the process longer than this hands its work to others).',
   }),
+  instanceStartConcurrency: wholeNumber({
+    env: 'INSTANCE_START_CONCURRENCY',
+    default: 32,
+    min: 1,
+    max: 1000,
+    meaning:
+      'How many instances a node opens at once when it takes many on (after it started listening, or taking over those of a dead node); GET /health tells how many are still waiting.',
+  }),
 };
