@@ -33,3 +33,21 @@ export async function queueHeads(db: Db, instanceId: string): Promise<QueueHead[
   // A head sent and removed between the two seeks has no time: its chat is looked at now (an empty lane ends at once).
   return rows.map((row) => ({ chat: row.chat, readyAt: row.ready_at === null ? 0 : Number(row.ready_at) }));
 }
+
+/**
+ * The instances with pending sends, found by index seeks along `send_queue_chat` (one per instance with a queue), not
+ * a scan of the queue: the send workers' one safety poll for every instance of a node.
+ */
+export async function instancesWithPendingSends(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ instance_id: string }>`
+    with recursive queued(instance_id) as (
+      select min(instance_id) from send_queue where state = 'pending'
+      union all
+      select (
+        select min(q.instance_id) from send_queue q
+        where q.instance_id > queued.instance_id and q.state = 'pending'
+      ) from queued where queued.instance_id is not null
+    )
+    select instance_id from queued where instance_id is not null`.execute(db);
+  return rows.map((row) => row.instance_id);
+}

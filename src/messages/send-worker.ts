@@ -2,7 +2,7 @@
 import { LaneScheduler } from '../platform/util/lanes.js';
 import { yieldToEventLoop } from '../platform/util/yield.js';
 import type { ApiPriority } from '../platform/util/api-priority.js';
-import { queueHeads } from './queue-heads.js';
+import { instancesWithPendingSends, queueHeads } from './queue-heads.js';
 import { expiredSends, pendingSendsOfChat, removeQueued, type QueueRow } from './queue-queries.js';
 import { payloadOf, queueRowsOf } from './queued-sends.js';
 import { AttemptRecords, type AttemptRecordDeps } from './attempt-records.js';
@@ -28,6 +28,7 @@ export class SendWorkers {
   /** Per instance: aborts typing delays in progress when its delivery pauses or the service stops. */
   private readonly aborts = new Map<string, AbortController>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
   private readonly records: AttemptRecords;
   private readonly attempts: SendAttempts;
   private readonly paced: PacedSends;
@@ -46,6 +47,27 @@ export class SendWorkers {
       this.sweepTimer.unref();
     };
     sweep();
+    const poll = () => {
+      void this.poll()
+        .catch((error: unknown) => this.deps.logger.error({ err: error }, 'send worker poll failed'))
+        .finally(() => {
+          if (this.pollTimer === undefined) return; // Stopped meanwhile.
+          this.pollTimer = setTimeout(poll, this.deps.config.sendWorkerPollMs);
+          this.pollTimer.unref();
+        });
+    };
+    this.pollTimer = setTimeout(poll, this.deps.config.sendWorkerPollMs);
+    this.pollTimer.unref();
+  }
+
+  /**
+   * The safety poll, one for every instance delivering here (not one each: a node with 10,000 open instances made
+   * 10,000 queries a second): the workers of instances with pending sends look into their queue, which finds what a
+   * lost wake-up missed (sends accepted on another node, for one).
+   */
+  private async poll(): Promise<void> {
+    if (this.schedulers.size === 0) return;
+    for (const instanceId of await instancesWithPendingSends(this.deps.db)) this.schedulers.get(instanceId)?.wake();
   }
 
   /** The instance's connection is open: deliver its queue. */
@@ -80,6 +102,8 @@ export class SendWorkers {
 
   async stop(): Promise<void> {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
     const all = [...this.schedulers.values()];
     this.schedulers.clear();
     for (const id of [...this.aborts.keys()]) this.abortDelays(id);
@@ -95,7 +119,7 @@ export class SendWorkers {
   private schedulerFor(instanceId: string): LaneScheduler {
     return new LaneScheduler({
       maxConcurrentLanes: lanesPerInstance,
-      pollMs: this.deps.config.sendWorkerPollMs,
+      // No poll of its own: `poll` looks for every instance at once.
       onError: (error) => this.deps.logger.error({ err: error, instanceId }, 'send worker failed'),
       listLanes: async () => (await queueHeads(this.deps.db, instanceId)).map((head) => ({ key: head.chat, readyAt: head.readyAt })),
       runLane: (chat) => this.runChat(instanceId, chat),

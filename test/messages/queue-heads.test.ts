@@ -1,7 +1,7 @@
 // The send worker's view of a queue on both stores: each chat's first pending send, and when it is due.
 import { describe, expect, it } from 'vitest';
 import { storeTargets, suiteStore } from '../support/harness.js';
-import { queueHeads } from '../../src/messages/queue-heads.js';
+import { instancesWithPendingSends, queueHeads } from '../../src/messages/queue-heads.js';
 
 const targets = await storeTargets();
 
@@ -54,6 +54,17 @@ describe.each(targets)('queue heads on $name', (target) => {
         { chat: 'a@s.whatsapp.net', readyAt: 2 },
         { chat: 'e@s.whatsapp.net', readyAt: 1 },
       ]);
+    });
+
+    it('lists every instance with pending sends once, and none whose sends are all held', async () => {
+      await queue('poll-a', 'a@s.whatsapp.net', 1);
+      for (let i = 0; i < 5; i++) await queue('poll-b', `${i}@s.whatsapp.net`, 1);
+      await queue('poll-c', 'a@s.whatsapp.net', 1, 'held');
+      const listed = await instancesWithPendingSends(store().db);
+      expect(new Set(listed).size).toBe(listed.length);
+      expect(listed).toEqual(expect.arrayContaining(['poll-a', 'poll-b']));
+      expect(listed).not.toContain('poll-c');
+      expect(listed).not.toContain('empty');
     });
 
     it("moves on to a chat's next send once its head is gone", async () => {

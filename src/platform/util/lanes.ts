@@ -16,8 +16,11 @@ export interface LaneSchedulerOptions {
    */
   runLane(key: string): Promise<number | undefined>;
   maxConcurrentLanes: number;
-  /** Safety poll interval: work written by other nodes or missed wake-ups are found within this time. */
-  pollMs: number;
+  /**
+   * Safety poll interval: work written by other nodes or missed wake-ups are found within this time. Absent: the
+   * scheduler looks only when woken (and when a waiting lane's head is due); its owner polls for it.
+   */
+  pollMs?: number;
   onError(error: unknown): void;
 }
 
@@ -82,7 +85,7 @@ export class LaneScheduler {
   }
 
   private async scan(): Promise<void> {
-    let nextDue = Date.now() + this.options.pollMs;
+    let nextDue = this.options.pollMs !== undefined ? Date.now() + this.options.pollMs : Number.POSITIVE_INFINITY;
     try {
       do {
         this.rescan = false;
@@ -111,8 +114,11 @@ export class LaneScheduler {
     }
     if (!this.stopped) {
       if (this.timer) clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.wake(), Math.max(0, nextDue - Date.now()));
-      this.timer.unref();
+      this.timer = undefined;
+      if (Number.isFinite(nextDue)) {
+        this.timer = setTimeout(() => this.wake(), Math.max(0, nextDue - Date.now()));
+        this.timer.unref();
+      }
     }
   }
 
