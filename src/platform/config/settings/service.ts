@@ -124,7 +124,7 @@ export const sending = {
     min: 50,
     max: 600_000,
     meaning:
-      'How often a send worker looks into the queue by itself. Accepted sends wake their worker at once, on any node of a fleet; the poll only finds what a lost wake-up missed.',
+      'How often a node looks, in one query for all its instances, for instances with sends still queued, and has their workers look into their queues. Accepted sends wake their worker at once, on any node of a fleet; the poll only finds what a lost wake-up missed.',
   }),
 };
 
