@@ -67,6 +67,23 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
+/** A figure at a glance: its label, its value, and a tone (`bad`, `ok`…) when it needs attention. */
+export type Tile = [label: string, value: string, tone?: string];
+
+/** A row of figures at a glance (the health and cluster pages). */
+export function Tiles({ tiles }: { tiles: Tile[] }) {
+  return (
+    <div class="tiles">
+      {tiles.map(([label, value, tone]) => (
+        <div key={label} class={`tile${tone ? ` ${tone}` : ''}`}>
+          <div class="muted small">{label}</div>
+          <div class="tile-value">{value}</div>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 export function StateBadge({ state }: { state: string }) {
   return <span class={`badge state-${state}`}>{state}</span>;
 }

@@ -4,7 +4,7 @@ import { ApiError, type Cluster, type ClusterNode } from '../api';
 import { ago } from '../format';
 import { useNow, usePoll } from '../hooks';
 import type { Session } from '../session';
-import { Errors, StateBadge } from '../ui';
+import { Errors, StateBadge, Tiles, type Tile } from '../ui';
 
 /** How often the page asks again while it is open. */
 const refreshMs = 3000;
@@ -51,7 +51,7 @@ function ClusterView({ session }: { session: Session }) {
   const singleNode = store === 'sqlite';
   // A node stopped cleanly handed its work over; a dead one (silent) is what needs a look.
   const anyDead = cluster.nodes.some((node) => node.state === 'dead');
-  const tiles: [string, string, string?][] = [
+  const tiles: Tile[] = [
     ['Nodes alive', `${alive.length} of ${cluster.nodes.length}`, anyDead ? 'bad' : alive.length === cluster.nodes.length ? 'good' : undefined],
     ['Instances owned', String(owned)],
     ['Answered by', cluster.self.nodeId],
@@ -68,14 +68,7 @@ function ClusterView({ session }: { session: Session }) {
           <p>This store (SQLite) is single-node: one node runs everything. A fleet of nodes shares a PostgreSQL store.</p>
         </div>
       )}
-      <div class="tiles">
-        {tiles.map(([label, value, tone]) => (
-          <div key={label} class={`tile${tone ? ` ${tone}` : ''}`}>
-            <div class="muted small">{label}</div>
-            <div class="tile-value">{value}</div>
-          </div>
-        ))}
-      </div>
+      <Tiles tiles={tiles} />
       <div class="table-wrap">
         <table class="cluster">
           <thead>

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Activity, Health } from '../api';
 import type { Session } from '../session';
 import { usePoll } from '../hooks';
-import { Errors } from '../ui';
+import { Errors, Tiles, type Tile } from '../ui';
 
 export function HealthPage({ session }: { session: Session }) {
   const [health, setHealth] = useState<Health | null>(null);
@@ -20,7 +20,7 @@ export function HealthPage({ session }: { session: Session }) {
     }
   }, 3000);
   const open = activity?.instances.filter((i) => i.state === 'open').length ?? 0;
-  const tiles: [string, string, string?][] = [
+  const tiles: Tile[] = [
     ['Service', health?.status ?? '…', health?.status === 'ok' ? 'good' : 'bad'],
     ['Store', health?.store ?? '…'],
     ['Version', health?.version ?? '…'],
@@ -34,14 +34,7 @@ export function HealthPage({ session }: { session: Session }) {
     <section aria-labelledby="health-title">
       <h1 id="health-title">Health</h1>
       <Errors messages={errors} />
-      <div class="tiles">
-        {tiles.map(([label, value, tone]) => (
-          <div key={label} class={`tile${tone ? ` ${tone}` : ''}`}>
-            <div class="muted small">{label}</div>
-            <div class="tile-value">{value}</div>
-          </div>
-        ))}
-      </div>
+      <Tiles tiles={tiles} />
       <p class="links">
         <a href="/messenger/docs" target="_blank" rel="noreferrer">
           API documentation (/messenger/docs)
