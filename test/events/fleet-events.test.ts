@@ -2,40 +2,19 @@
 // order, once, even an event whose writer died right after its commit), a webhook is delivered once, and retention
 // runs on one node at a time and is taken over when that node dies.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client';
 import type { EventName } from '../../src/core/event-catalog.js';
-import type { WebsocketPayload } from '../../src/sinks/websocket/index.js';
 import { inUnit, type RowSink } from '../../src/platform/store/unit.js';
 import { linkedSandbox, startFleet, startReceiver, storeTargets, type TestApp } from '../support/harness.js';
 import { sandboxParty } from '../support/sandbox-party.js';
 import { uniqueName } from '../support/unique.js';
 import { sleep, waitFor } from '../support/wait.js';
+import { client, connected, type Client } from '../support/websocket-client.js';
 
 const targets = await storeTargets();
 const pg = targets.find((t) => t.name === 'postgres');
 
 /** Heartbeats every 200 ms, dead after 3 s of silence (generous: the nodes share one event loop here). */
 const fastNodes = { NODE_HEARTBEAT_INTERVAL_MS: '200', NODE_DEAD_AFTER_MS: '3000' };
-
-interface Client {
-  socket: ClientSocket;
-  received: WebsocketPayload[];
-}
-
-function client(url: string, namespace: string, apikey: string): Client {
-  const socket = connectClient(`${url}${namespace}`, { transports: ['websocket'], reconnection: false, forceNew: true, timeout: 5000, auth: { apikey } });
-  const received: WebsocketPayload[] = [];
-  socket.onAny((_event: string, payload: WebsocketPayload) => received.push(payload));
-  return { socket, received };
-}
-
-function connected(c: Client): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (c.socket.connected) return resolve();
-    c.socket.once('connect', () => resolve());
-    c.socket.once('connect_error', (err) => reject(new Error(`expected a connection, got connect_error: ${err.message}`)));
-  });
-}
 
 /** Node 2 learns the instances and settings node 1 created (until the registry is synchronised across nodes). */
 async function learn(node: TestApp): Promise<void> {
@@ -87,9 +66,9 @@ describe.skipIf(!pg?.available)('events in a fleet (postgres)', () => {
     }
     await learn(two);
 
-    const ofAlpha = client(two.url, `/${alpha}`, a.apikey);
-    const ofBeta = client(two.url, `/${beta}`, b.apikey);
-    const global = client(two.url, '/', two.globalKey);
+    const ofAlpha = client(two.url, `/${alpha}`, { auth: { apikey: a.apikey } });
+    const ofBeta = client(two.url, `/${beta}`, { auth: { apikey: b.apikey } });
+    const global = client(two.url, '/', { auth: { apikey: two.globalKey } });
     clients.push(ofAlpha, ofBeta, global);
     await Promise.all([connected(ofAlpha), connected(ofBeta), connected(global)]);
 

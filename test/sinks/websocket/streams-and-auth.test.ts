@@ -1,44 +1,13 @@
 // socket.io websocket: per-instance namespaces, the global stream, handshake auth and refusals, on both stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client';
 import { attachWebsocket, type WebsocketHandle, type WebsocketPayload } from '../../../src/sinks/websocket/index.js';
 import { linkedSandbox, startApp, storeTargets, type TestApp } from '../../support/harness.js';
 import { waitFor } from '../../support/wait.js';
+import { client, connected, type Client } from '../../support/websocket-client.js';
 
 const targets = await storeTargets();
 
 const envelopeKeys = ['apikey', 'data', 'date_time', 'event', 'id', 'instance', 'sender', 'server_url'];
-
-/** A client that records every event it receives; never reconnects, so a refusal stays a refusal. */
-interface Client {
-  socket: ClientSocket;
-  received: WebsocketPayload[];
-}
-
-function client(
-  url: string,
-  namespace: string,
-  options: { auth?: Record<string, unknown>; query?: Record<string, string>; extraHeaders?: Record<string, string> } = {},
-): Client {
-  const socket = connectClient(`${url}${namespace}`, {
-    transports: ['websocket'],
-    reconnection: false,
-    forceNew: true,
-    timeout: 5000,
-    ...options,
-  });
-  const received: WebsocketPayload[] = [];
-  socket.onAny((_event: string, payload: WebsocketPayload) => received.push(payload));
-  return { socket, received };
-}
-
-function connected(c: Client): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (c.socket.connected) return resolve();
-    c.socket.once('connect', () => resolve());
-    c.socket.once('connect_error', (err) => reject(new Error(`expected a connection, got connect_error: ${err.message}`)));
-  });
-}
 
 type ConnectError = Error & { data?: { status?: number } };
 
