@@ -313,12 +313,6 @@ export class InstanceRegistry {
     unit.afterCommit(() => this.forget(instance));
   }
 
-  /** Re-reads one instance from the store (after another component or node changed it). */
-  async refresh(id: string): Promise<Instance | undefined> {
-    await this.refreshMany([id]);
-    return this.byId.get(id);
-  }
-
   /** Reads these instances from the store (created on another node, say, and not known here yet), a few queries in all. */
   async readBack(ids: readonly string[]): Promise<void> {
     // A read that raced a change made here is not applied: that change's own signal reads it again.
