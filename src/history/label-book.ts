@@ -7,6 +7,7 @@ import type { LabelKeeper } from '../instances/connector-host.js';
 import type { Db, Tx } from '../platform/store/types.js';
 import { inUnit } from '../platform/store/unit.js';
 import { timeOrderedId } from '../platform/util/time-ordered-id.js';
+import { keyedTurnBatch } from '../platform/util/turn-batch.js';
 import type { KnownAddressBook } from './known.js';
 
 export interface LabelBookDeps {
@@ -24,6 +25,24 @@ export interface LabelAnswer {
   predefinedId: string | null;
 }
 
+/** A label row as `synced` compares it. */
+interface StoredLabel {
+  label_id: string;
+  name: string;
+  color: number | string;
+  predefined_id: string | null;
+}
+
+/** Whether storing `kept` would change nothing: the same label ids, each with the same name, colour and predefined id. */
+function sameLabels(stored: readonly StoredLabel[], kept: readonly Label[]): boolean {
+  if (stored.length !== kept.length) return false;
+  const byId = new Map(stored.map((row) => [row.label_id, row]));
+  return kept.every((label) => {
+    const row = byId.get(label.id);
+    return row !== undefined && row.name === label.name && Number(row.color) === label.color && row.predefined_id === (label.predefinedId ?? null);
+  });
+}
+
 function labelIdsOf(stored: string): string[] {
   const parsed: unknown = JSON.parse(stored);
   return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
@@ -35,6 +54,22 @@ function labelIdsOf(stored: string): string[] {
  * nothing; anything else is stored and announced (`labels.edit`, `labels.association`) in one unit of work.
  */
 export class LabelBook implements LabelKeeper {
+  /** The stored labels of the instances synced in one turn (many connecting at once), read with one query. */
+  private readonly storedReads = keyedTurnBatch<StoredLabel[]>(async (ids) => {
+    const rows = await this.deps.db
+      .selectFrom('labels')
+      .select(['instance_id', 'label_id', 'name', 'color', 'predefined_id'])
+      .where('instance_id', 'in', ids)
+      .execute();
+    const byInstance = new Map<string, StoredLabel[]>();
+    for (const row of rows) {
+      const labels = byInstance.get(row.instance_id) ?? [];
+      if (labels.length === 0) byInstance.set(row.instance_id, labels);
+      labels.push(row);
+    }
+    return byInstance;
+  }, []);
+
   constructor(private readonly deps: LabelBookDeps) {}
 
   async changed(instance: Instance, change: LabelChange): Promise<void> {
@@ -103,6 +138,8 @@ export class LabelBook implements LabelKeeper {
   async synced(instance: Instance, labels: Label[]): Promise<void> {
     const now = Date.now();
     const kept = labels.filter((label) => !label.deleted);
+    // Synced at every connect, and mostly as stored: then nothing is written (a reconnect of many costs one read).
+    if (sameLabels(await this.storedReads.call(instance.id), kept)) return;
     if (kept.length === 0) {
       // No labels (most accounts, synced at every connect): one statement, no transaction around it.
       await this.deps.db.deleteFrom('labels').where('instance_id', '=', instance.id).execute();

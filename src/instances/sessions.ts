@@ -4,11 +4,17 @@ import type { Instance } from '../core/instance.js';
 import type { Db } from '../platform/store/db.js';
 import type { Unit } from '../platform/store/unit.js';
 import { KeyedSerialQueue } from '../platform/util/keyed-serial-queue.js';
+import { keyedTurnBatch } from '../platform/util/turn-batch.js';
 import type { OwnershipFence } from '../platform/cluster/ownership-fence.js';
 
 export class SessionStore {
   /** Session key writes of each instance, applied in the order asked. */
   private readonly keyWrites = new KeyedSerialQueue();
+  /** Sessions asked for in one turn (many instances opening at once) are read with one query. */
+  private readonly reads = keyedTurnBatch<string | null>(async (ids) => {
+    const rows = await this.db.selectFrom('sessions').select(['instance_id', 'data']).where('instance_id', 'in', ids).execute();
+    return new Map(rows.map((row) => [row.instance_id, row.data]));
+  }, null);
 
   /** `fence`: every write passes it, so a node that lost an instance cannot change its credentials. */
   constructor(
@@ -17,8 +23,8 @@ export class SessionStore {
   ) {}
 
   async load(instanceId: string): Promise<Record<string, unknown> | null> {
-    const row = await this.db.selectFrom('sessions').select('data').where('instance_id', '=', instanceId).executeTakeFirst();
-    return row ? (JSON.parse(row.data) as Record<string, unknown>) : null;
+    const data = await this.reads.call(instanceId);
+    return data === null ? null : (JSON.parse(data) as Record<string, unknown>);
   }
 
   async save(instanceId: string, data: Record<string, unknown> | null): Promise<void> {

@@ -51,3 +51,18 @@ export async function instancesWithPendingSends(db: Db): Promise<string[]> {
     select instance_id from queued where instance_id is not null`.execute(db);
   return rows.map((row) => row.instance_id);
 }
+
+/** Which of these instances have pending sends (one seek each). */
+export async function pendingAmong(db: Db, instanceIds: readonly string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('instances')
+    .select('id')
+    .where('id', 'in', [...instanceIds])
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('send_queue').select('send_queue.seq').whereRef('send_queue.instance_id', '=', 'instances.id').where('send_queue.state', '=', 'pending'),
+      ),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}

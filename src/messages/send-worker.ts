@@ -2,7 +2,8 @@
 import { LaneScheduler } from '../platform/util/lanes.js';
 import { yieldToEventLoop } from '../platform/util/yield.js';
 import type { ApiPriority } from '../platform/util/api-priority.js';
-import { instancesWithPendingSends, queueHeads } from './queue-heads.js';
+import { instancesWithPendingSends, pendingAmong, queueHeads } from './queue-heads.js';
+import { TurnBatch } from '../platform/util/turn-batch.js';
 import { expiredSends, pendingSendsOfChat, removeQueued, type QueueRow } from './queue-queries.js';
 import { payloadOf, queueRowsOf } from './queued-sends.js';
 import { AttemptRecords, type AttemptRecordDeps } from './attempt-records.js';
@@ -25,18 +26,23 @@ const expiredPerSweep = 500;
 
 export class SendWorkers {
   private readonly schedulers = new Map<string, LaneScheduler>();
-  /** Per instance: aborts typing delays in progress when its delivery pauses or the service stops. */
+  /** Per delivering instance (made at its first delay): aborts typing delays in progress when its delivery pauses or the service stops. */
   private readonly aborts = new Map<string, AbortController>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly records: AttemptRecords;
   private readonly attempts: SendAttempts;
   private readonly paced: PacedSends;
+  /** Instances resumed in one turn (many opening at once): one query says which have sends waiting. */
+  private readonly resumeChecks = new TurnBatch<string, boolean>(async (ids) => {
+    const pending = await pendingAmong(this.deps.db, ids);
+    return ids.map((id) => pending.has(id));
+  });
 
   constructor(private readonly deps: SendWorkerDeps) {
     this.paced = new PacedSends(deps);
     this.records = new AttemptRecords(deps);
-    this.attempts = new SendAttempts({ ...deps, delaySignalOf: (instanceId) => this.aborts.get(instanceId)?.signal }, this.records);
+    this.attempts = new SendAttempts({ ...deps, delaySignalOf: (instanceId) => this.delaySignalOf(instanceId) }, this.records);
   }
 
   start(): void {
@@ -72,15 +78,17 @@ export class SendWorkers {
 
   /** The instance's connection is open: deliver its queue. */
   resume(instanceId: string): void {
-    let scheduler = this.schedulers.get(instanceId);
-    if (!scheduler) {
-      scheduler = this.schedulerFor(instanceId);
-      this.schedulers.set(instanceId, scheduler);
-      this.aborts.set(instanceId, new AbortController());
-      scheduler.start();
-    } else {
-      scheduler.wake();
+    const running = this.schedulers.get(instanceId);
+    if (running) {
+      running.wake();
+      return;
     }
+    const scheduler = this.schedulerFor(instanceId);
+    this.schedulers.set(instanceId, scheduler);
+    // Sends queued from now on wake it; those already queued are found by a check shared with other instances resumed now.
+    scheduler.start(false);
+    const look = () => this.schedulers.get(instanceId)?.wake();
+    this.resumeChecks.call(instanceId).then((pending) => pending && look(), look);
   }
 
   /** The instance's connection closed: stop delivering (queued sends wait). */
@@ -108,6 +116,17 @@ export class SendWorkers {
     this.schedulers.clear();
     for (const id of [...this.aborts.keys()]) this.abortDelays(id);
     await Promise.all(all.map((s) => s.stop()));
+  }
+
+  /** What aborts the instance's typing delays while it delivers; none when it does not. */
+  private delaySignalOf(instanceId: string): AbortSignal | undefined {
+    if (!this.schedulers.has(instanceId)) return undefined;
+    let controller = this.aborts.get(instanceId);
+    if (!controller) {
+      controller = new AbortController();
+      this.aborts.set(instanceId, controller);
+    }
+    return controller.signal;
   }
 
   /** A send waiting out its `delay` stays queued (attempted again on resume) instead of holding up a stop. */

@@ -6,6 +6,16 @@ import type { Unit } from '../../platform/store/unit.js';
 import type { StoreSignals } from '../../platform/store/signals.js';
 import { letterOf, type Letter } from './letters.js';
 import type { LinkedParty } from './party.js';
+import { TurnBatch } from '../../platform/util/turn-batch.js';
+
+/** A row of `sandbox_live`: the instance is live on the node of this incarnation. */
+interface LiveRow {
+  instance_id: string;
+  incarnation: string;
+  owner_jid: string;
+  profile_name: string;
+  since: number;
+}
 
 export interface MailboxDeps {
   db: Db;
@@ -39,6 +49,33 @@ export class SandboxMailbox {
   /** Live-row writes per instance, one after the other (a withdrawal never overtakes the next announcement). */
   private readonly rowWrites = new Map<string, Promise<void>>();
   private readonly drains = new Map<string, { again: boolean; done: Promise<void> }>();
+  /**
+   * Live rows announced in one turn (many instances opening at once) are written with one statement, and one query
+   * answers which of them have letters waiting.
+   */
+  private readonly announcements = new TurnBatch<LiveRow, boolean>(async (rows) => {
+    const last = new Map(rows.map((row) => [row.instance_id, row]));
+    await this.deps.db
+      .insertInto('sandbox_live')
+      .values([...last.values()])
+      .onConflict((oc) =>
+        oc.column('instance_id').doUpdateSet((eb) => ({
+          incarnation: eb.ref('excluded.incarnation'),
+          owner_jid: eb.ref('excluded.owner_jid'),
+          profile_name: eb.ref('excluded.profile_name'),
+          since: eb.ref('excluded.since'),
+        })),
+      )
+      .execute();
+    const waiting = await this.deps.db
+      .selectFrom('sandbox_mail')
+      .select('instance_id')
+      .distinct()
+      .where('instance_id', 'in', [...last.keys()])
+      .execute();
+    const withLetters = new Set(waiting.map((row) => row.instance_id));
+    return rows.map((row) => withLetters.has(row.instance_id));
+  });
 
   constructor(private readonly deps: MailboxDeps) {
     if (!deps.fleet) return;
@@ -55,21 +92,15 @@ export class SandboxMailbox {
   announce(party: LinkedParty): Promise<void> {
     if (!this.deps.fleet) return Promise.resolve();
     return this.writeRow(party.instanceId, async () => {
-      const row = {
+      const lettersWait = await this.announcements.call({
         instance_id: party.instanceId,
         incarnation: this.deps.incarnation,
         owner_jid: party.ownerJid,
         profile_name: party.profileName,
         since: Date.now(),
-      };
-      await this.deps.db
-        .insertInto('sandbox_live')
-        .values(row)
-        .onConflict((oc) =>
-          oc.column('instance_id').doUpdateSet({ incarnation: row.incarnation, owner_jid: row.owner_jid, profile_name: row.profile_name, since: row.since }),
-        )
-        .execute();
-      void this.drain(party.instanceId);
+      });
+      // Letters posted from now on come with a signal; those already waiting are taken now.
+      if (lettersWait) void this.drain(party.instanceId);
     });
   }
 

@@ -41,9 +41,10 @@ export class LaneScheduler {
 
   constructor(private readonly options: LaneSchedulerOptions) {}
 
-  start(): void {
+  /** Starts taking work; `lookNow: false` when its owner knows there is none yet (it wakes the scheduler when there is). */
+  start(lookNow = true): void {
     this.stopped = false;
-    this.wake();
+    if (lookNow) this.wake();
   }
 
   /** Looks for work now (coalesces bursts of wake-ups into one scan). */
