@@ -21,6 +21,14 @@ export interface EventEnvelope {
   apikey: string | null;
 }
 
+/** The instance as the source of its events; its key is unsealed only when an envelope carries it (an opt-in setting). */
 export function eventSourceOf(instance: Instance, apikeyOf: (instance: Instance) => string): EventSource {
-  return { id: instance.id, name: instance.name, ownerJid: instance.ownerJid, apikey: apikeyOf(instance) };
+  return {
+    id: instance.id,
+    name: instance.name,
+    ownerJid: instance.ownerJid,
+    get apikey() {
+      return apikeyOf(instance);
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { timeOrderedId } from '../platform/util/time-ordered-id.js';
 import type { Logger } from '../platform/logger.js';
 import type { Db } from '../platform/store/db.js';
 import { inUnit } from '../platform/store/unit.js';
-import { GroupCommit } from '../platform/store/group-commit.js';
+import { BatchCommit, GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
 import type { EventWriter } from '../events/writer.js';
 import type { ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
@@ -15,7 +15,7 @@ import type { StoredMessageHook } from '../messages/stored-message-hook.js';
 import type { MessageChanges } from '../messages/message-changes.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import { sourceOfId } from '../messages/ids.js';
-import type { InstanceRegistry } from './registry.js';
+import type { ConnectionChange, InstanceRegistry } from './registry.js';
 import type { SessionStore } from './sessions.js';
 import type { ConnectionState, Instance } from '../core/instance.js';
 import { eventSourceOf } from '../core/event-envelope.js';
@@ -49,6 +49,18 @@ export interface LabelKeeper {
   changed(instance: Instance, change: LabelChange): Promise<void>;
 }
 
+/** A connection change as a connector reports it. */
+interface ReportedConnection {
+  state: ConnectionState;
+  ownerJid?: string | null;
+  profileName?: string | null;
+  reason?: string | null;
+  statusReason?: number;
+}
+
+/** Connection changes stored together at most (many instances opening at once). */
+const maxConnectionBatch = 2000;
+
 /** Told when an instance's connection opens or closes (after it is stored; a logout before). */
 export type ConnectionListener = (instanceId: string, state: ConnectionState) => Promise<void> | void;
 
@@ -58,9 +70,12 @@ export class InstanceConnectorHost implements ConnectorHost {
   /** Received messages and receipts of all instances, recorded in bulk. */
   private readonly reports: ReportBatcher;
   private readonly connectionListeners: ConnectionListener[] = [];
+  /** Connection changes of all instances: those reported in one turn are stored in one transaction. */
+  private readonly connections: BatchCommit<{ instance: Instance; change: ReportedConnection }, Instance>;
 
   constructor(private readonly deps: ConnectorHostDeps) {
     this.commits = new GroupCommit(deps.db);
+    this.connections = new BatchCommit(deps.db, inUnit, (unit, changes) => this.storeConnections(unit, changes), maxConnectionBatch);
     this.reports = new ReportBatcher({
       db: deps.db,
       events: deps.events,
@@ -76,20 +91,34 @@ export class InstanceConnectorHost implements ConnectorHost {
     this.connectionListeners.push(listener);
   }
 
-  async connectionChanged(
-    instanceId: string,
-    change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },
-  ): Promise<void> {
+  async connectionChanged(instanceId: string, change: ReportedConnection): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
-    const updated = await inUnit(this.deps.db, async (unit) => {
-      await this.deps.fence?.check(unit.tx, instanceId);
-      const next = await this.deps.registry.updateConnection(unit, instance, {
-        status: change.state,
-        ownerJid: change.ownerJid,
-        profileName: change.profileName,
-        disconnectionReason: change.reason ?? null,
-      });
+    const updated = await this.connections.submit({ instance, change });
+    this.deps.logger.info({ instance: updated.name, state: change.state }, 'connection state changed');
+    await this.tellConnection(instanceId, change.state);
+  }
+
+  /** Stores connection changes (each passing the fence) with their `connection.update`, in one unit, in order. */
+  private async storeConnections(unit: Unit, changes: readonly { instance: Instance; change: ReportedConnection }[]): Promise<Instance[]> {
+    await this.deps.fence?.checkMany(
+      unit.tx,
+      changes.map(({ instance }) => instance.id),
+    );
+    const stored = await this.deps.registry.updateConnections(
+      unit,
+      changes.map(({ instance, change }) => ({
+        instance,
+        change: {
+          status: change.state,
+          ownerJid: change.ownerJid,
+          profileName: change.profileName,
+          disconnectionReason: change.reason ?? null,
+        } satisfies ConnectionChange,
+      })),
+    );
+    changes.forEach(({ change }, i) => {
+      const next = stored[i];
       this.deps.events.emit(unit, this.source(next), 'CONNECTION_UPDATE', {
         instance: next.name,
         state: change.state,
@@ -97,10 +126,8 @@ export class InstanceConnectorHost implements ConnectorHost {
         ...(change.state === 'open' ? { wuid: next.ownerJid, profileName: next.profileName, profilePictureUrl: next.profilePicUrl } : {}),
         ...(change.reason ? { reason: change.reason } : {}),
       });
-      return next;
     });
-    this.deps.logger.info({ instance: updated.name, state: change.state }, 'connection state changed');
-    await this.tellConnection(instanceId, change.state);
+    return stored;
   }
 
   async qrUpdated(instanceId: string, qr: QrState): Promise<void> {

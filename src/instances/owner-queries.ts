@@ -108,12 +108,24 @@ export async function releaseAll(db: Db, incarnation: string, now: number): Prom
   return Number(result.numUpdatedRows);
 }
 
-/** The owner row as the fence reads it; on PostgreSQL share-locked, so a takeover waits for the write that checks it. */
-export async function ownerForWrite(tx: Tx, dialect: Dialect, instanceId: string): Promise<{ owner: string | null; generation: number } | undefined> {
-  let query = tx.selectFrom('instance_owners').select(['owner', 'generation']).where('instance_id', '=', instanceId);
+/**
+ * The owner rows of these instances as the fence reads them; on PostgreSQL share-locked, so a takeover waits for the
+ * write that checks them.
+ */
+export async function ownersForWrite(
+  tx: Tx,
+  dialect: Dialect,
+  instanceIds: readonly string[],
+): Promise<Map<string, { owner: string | null; generation: number }>> {
+  // In id order: two writes locking rows of many instances take them in the same order.
+  let query = tx
+    .selectFrom('instance_owners')
+    .select(['instance_id', 'owner', 'generation'])
+    .where('instance_id', 'in', [...instanceIds])
+    .orderBy('instance_id');
   if (dialect === 'postgres') query = query.forShare();
-  const row = await query.executeTakeFirst();
-  return row ? { owner: row.owner, generation: Number(row.generation) } : undefined;
+  const rows = await query.execute();
+  return new Map(rows.map((row) => [row.instance_id, { owner: row.owner, generation: Number(row.generation) }]));
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   insertMissingOwners,
   ownedBy,
   ownerCounts,
-  ownerForWrite,
+  ownersForWrite,
   ownershipAssertion,
   release,
   releaseAll,
@@ -293,14 +293,20 @@ export class InstanceOwnership implements OwnershipFence {
     return new InstanceFencedError(instanceId, reason);
   }
 
-  async check(tx: Tx, instanceId: string): Promise<void> {
-    const generation = this.held.get(instanceId);
-    if (generation === undefined) throw this.refuse(instanceId, 'not owned by this node');
+  check(tx: Tx, instanceId: string): Promise<void> {
+    return this.checkMany(tx, [instanceId]);
+  }
+
+  async checkMany(tx: Tx, instanceIds: readonly string[]): Promise<void> {
+    for (const instanceId of instanceIds) if (!this.held.has(instanceId)) throw this.refuse(instanceId, 'not owned by this node');
     // SQLite: one node only (the store is locked to one process), so what it holds is what it owns.
     if (this.deps.dialect !== 'postgres') return;
-    const row = await ownerForWrite(tx, this.deps.dialect, instanceId);
-    if (!row) throw this.refuse(instanceId, 'its owner row is gone');
-    if (row.owner !== this.incarnation || row.generation !== generation) throw this.refuse(instanceId, 'taken over by another node');
+    const rows = await ownersForWrite(tx, this.deps.dialect, instanceIds);
+    for (const instanceId of instanceIds) {
+      const row = rows.get(instanceId);
+      if (!row) throw this.refuse(instanceId, 'its owner row is gone');
+      if (row.owner !== this.incarnation || row.generation !== this.held.get(instanceId)) throw this.refuse(instanceId, 'taken over by another node');
+    }
   }
 
   guard(unit: WriteUnit, instanceId: string): void {

@@ -1,6 +1,6 @@
 // The registry of instances: rows in the store, mirrored in memory for by-name and by-key lookups on every request.
 // Every change is signalled on `instances` (its instance id) at commit; each node of the store reads the row back.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../platform/store/db.js';
 import type { InstancesTable } from '../platform/store/schema.js';
 import type { Unit } from '../platform/store/unit.js';
@@ -8,6 +8,7 @@ import type { SecretsBox } from '../platform/util/secrets-box.js';
 import type { StoreSignals } from '../platform/store/signals.js';
 import { followChanges } from '../platform/store/batched-refresh.js';
 import { LocalChanges } from '../platform/store/local-changes.js';
+import { isPostgres } from '../platform/store/is-postgres.js';
 import { notFound } from '../core/errors.js';
 import { hashApiKey } from '../platform/util/api-keys.js';
 import { mergeSettings, type ConnectionState, type Instance, type Integration, type PrivacySettings, type Settings } from '../core/instance.js';
@@ -91,6 +92,18 @@ export interface ConnectionChange {
   disconnectionReason?: string | null;
 }
 
+/** The instance with a connection change applied (fields the change leaves undefined keep their value). */
+function withConnection(current: Instance, change: ConnectionChange): Instance {
+  return {
+    ...current,
+    status: change.status,
+    ownerJid: change.ownerJid !== undefined ? change.ownerJid : current.ownerJid,
+    profileName: change.profileName !== undefined ? change.profileName : current.profileName,
+    profilePicUrl: change.profilePicUrl !== undefined ? change.profilePicUrl : current.profilePicUrl,
+    profileStatus: change.profileStatus !== undefined ? change.profileStatus : current.profileStatus,
+  };
+}
+
 /** The signal channel of instance changes; the payload is the instance id. */
 const changesChannel = 'instances';
 /** Rows read back per statement. */
@@ -104,8 +117,11 @@ export class InstanceRegistry {
   private readonly byId = new Map<string, Instance>();
   private readonly byKeyHash = new Map<string, Instance>();
   private readonly byOwner = new Map<string, Instance>();
-  /** Unsealed instance keys, for answers to callers entitled to them and opted-in event envelopes. */
-  private readonly keys = new Map<string, string>();
+  /**
+   * Instance keys, for answers to callers entitled to them and opted-in event envelopes: sealed as stored (opened on
+   * first use, so a node loading 10,000 instances does not open 10,000 keys it may never show), or open.
+   */
+  private readonly keys = new Map<string, { sealed: string } | { open: string }>();
   /** Changes committed by this node, counted per instance: a read-back that raced one of them is not applied. */
   private readonly localChanges = new LocalChanges();
   private readonly changeListeners: InstanceChangeListener[] = [];
@@ -113,7 +129,7 @@ export class InstanceRegistry {
   constructor(
     private readonly db: Db,
     private readonly box: SecretsBox,
-    private readonly signals: Pick<StoreSignals, 'sendIn'>,
+    private readonly signals: Pick<StoreSignals, 'sendIn' | 'sendEachIn'>,
   ) {}
 
   async load(): Promise<void> {
@@ -125,18 +141,23 @@ export class InstanceRegistry {
     this.byOwner.clear();
     this.keys.clear();
     for (const row of rows) this.rememberRow(row);
+    // Keys are opened on first use; one opened now fails the load as before when they were sealed with another key.
+    const first = this.byId.values().next().value;
+    if (first) this.apikeyOf(first);
     for (const id of before) if (!this.byId.has(id)) this.told(id, undefined);
     for (const row of rows) this.told(row.id, this.byId.get(row.id));
   }
 
   /**
-   * Follows changes made on any node of the store (this one included): each changed instance is read back (ids told
-   * within a few milliseconds together), everything after signals may have been missed. Answers how to stop.
+   * Follows changes made on the other nodes of the store: each changed instance is read back (ids told within a few
+   * milliseconds together), everything after signals may have been missed. This node's own changes are applied here as
+   * they commit (every write above patches what it changed), so its own signals are not read back. Answers how to stop.
    */
   follow(signals: StoreSignals, onError: (error: unknown) => void): () => void {
     return followChanges(signals, changesChannel, {
       read: async (ids) => (ids === 'all' ? this.load().then(() => []) : this.refreshMany(ids)),
       onError,
+      skipOwn: true,
     });
   }
 
@@ -177,7 +198,12 @@ export class InstanceRegistry {
 
   /** The instance's API key, for responses to callers entitled to it. */
   apikeyOf(instance: Instance): string {
-    return this.keys.get(instance.id) ?? '';
+    const key = this.keys.get(instance.id);
+    if (key === undefined) return '';
+    if ('open' in key) return key.open;
+    const open = this.box.open(key.sealed);
+    this.keys.set(instance.id, { open });
+    return open;
   }
 
   async providerTokenOf(instance: Instance): Promise<string | null> {
@@ -215,7 +241,7 @@ export class InstanceRegistry {
     // Visible at once to this node's unit (events of the creation); undone if the unit rolls back.
     this.localChanges.madeIn(unit, instance.id);
     this.remember(instance);
-    this.keys.set(instance.id, input.apikey);
+    this.keys.set(instance.id, { open: input.apikey });
     unit.onRollback(() => this.forget(instance));
     return instance;
   }
@@ -272,14 +298,6 @@ export class InstanceRegistry {
   }
 
   async updateConnection(unit: Unit, instance: Instance, change: ConnectionChange): Promise<Instance> {
-    const apply = (current: Instance): Instance => ({
-      ...current,
-      status: change.status,
-      ownerJid: change.ownerJid !== undefined ? change.ownerJid : current.ownerJid,
-      profileName: change.profileName !== undefined ? change.profileName : current.profileName,
-      profilePicUrl: change.profilePicUrl !== undefined ? change.profilePicUrl : current.profilePicUrl,
-      profileStatus: change.profileStatus !== undefined ? change.profileStatus : current.profileStatus,
-    });
     await unit.tx
       .updateTable('instances')
       .set({
@@ -294,7 +312,58 @@ export class InstanceRegistry {
       .where('id', '=', instance.id)
       .execute();
     await this.signal(unit, instance.id);
-    return this.patchAfterCommit(unit, instance, apply);
+    return this.patchAfterCommit(unit, instance, (current) => withConnection(current, change));
+  }
+
+  /**
+   * The connection changes of many instances in one unit, in order (many instances opening at once). On PostgreSQL,
+   * changes of distinct instances that touch no profile picture or status are one statement and one signal statement,
+   * and rows they would leave as they are are not written.
+   */
+  async updateConnections(unit: Unit, changes: readonly { instance: Instance; change: ConnectionChange }[]): Promise<Instance[]> {
+    const ids = changes.map(({ instance }) => instance.id);
+    const bulk =
+      changes.length > 1 &&
+      isPostgres(unit.tx) &&
+      new Set(ids).size === ids.length &&
+      changes.every(({ change }) => change.profilePicUrl === undefined && change.profileStatus === undefined);
+    if (!bulk) {
+      const updated: Instance[] = [];
+      for (const { instance, change } of changes) updated.push(await this.updateConnection(unit, instance, change));
+      return updated;
+    }
+    const rows = changes.map(({ instance, change }) => ({
+      id: instance.id,
+      status: change.status,
+      owner_set: change.ownerJid !== undefined,
+      owner_jid: change.ownerJid ?? null,
+      profile_set: change.profileName !== undefined,
+      profile_name: change.profileName ?? null,
+      reason: change.disconnectionReason ?? null,
+    }));
+    const now = Date.now();
+    // A row the change leaves as it is (a restart finds most instances as they were) is not written, nor signalled.
+    const { rows: written } = await sql<{ id: string }>`
+      update instances as i set
+        status = v.status,
+        owner_jid = case when v.owner_set then v.owner_jid else i.owner_jid end,
+        profile_name = case when v.profile_set then v.profile_name else i.profile_name end,
+        disconnection_reason = case when v.status = 'close' then v.reason else i.disconnection_reason end,
+        disconnected_at = case when v.status = 'close' then ${now}::bigint else i.disconnected_at end,
+        updated_at = ${now}::bigint
+      from json_to_recordset(${JSON.stringify(rows)}::json)
+        as v(id text, status text, owner_set boolean, owner_jid text, profile_set boolean, profile_name text, reason text)
+      where i.id = v.id
+        and (v.status = 'close' or i.status is distinct from v.status
+          or (v.owner_set and i.owner_jid is distinct from v.owner_jid)
+          or (v.profile_set and i.profile_name is distinct from v.profile_name))
+      returning i.id`.execute(unit.tx);
+    await this.signals.sendEachIn(
+      unit,
+      changesChannel,
+      written.map((row) => row.id),
+    );
+    return changes.map(({ instance, change }) => this.patchAfterCommit(unit, instance, (current) => withConnection(current, change)));
   }
 
   /**
@@ -357,7 +426,7 @@ export class InstanceRegistry {
 
   private rememberRow(row: Selectable<InstancesTable>): void {
     this.remember(fromRow(row));
-    this.keys.set(row.id, this.box.open(row.apikey_sealed));
+    this.keys.set(row.id, { sealed: row.apikey_sealed });
   }
 
   /**

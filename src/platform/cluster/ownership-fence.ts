@@ -24,6 +24,8 @@ export class InstanceFencedError extends CodedError {
 export interface OwnershipFence {
   /** In the transaction of a write: throws unless this node still owns the instance (a takeover waits for the write). */
   check(tx: Tx, instanceId: string): Promise<void>;
+  /** `check` for many instances at once (one read): throws for the first one this node no longer owns. */
+  checkMany(tx: Tx, instanceIds: readonly string[]): Promise<void>;
   /** Adds to a write unit what makes the whole unit fail unless this node still owns the instance. */
   guard(unit: WriteUnit, instanceId: string): void;
   /** The error a guarded write unit failed with, as `InstanceFencedError` when the fence refused it. */

@@ -88,11 +88,14 @@ class BatchedRefresh {
 
 /**
  * Keeps a cache true on every node: each signal on `channel` (its payload an id) has that id read back, and everything
- * is read back after signals may have been missed. Answers how to stop.
+ * is read back after signals may have been missed. `skipOwn`: signals this node sent are not read back (the cache
+ * applies its own changes as they commit). Answers how to stop.
  */
-export function followChanges(signals: StoreSignals, channel: string, options: BatchedRefreshOptions): () => void {
+export function followChanges(signals: StoreSignals, channel: string, options: BatchedRefreshOptions & { skipOwn?: boolean }): () => void {
   const refresh = new BatchedRefresh(options);
-  const unlisten = signals.listen(channel, (id) => refresh.changed(id));
+  const unlisten = signals.listen(channel, (id, fromThisNode) => {
+    if (!(options.skipOwn === true && fromThisNode)) refresh.changed(id);
+  });
   signals.onResync(() => refresh.changedAll());
   return () => {
     unlisten();

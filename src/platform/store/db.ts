@@ -134,7 +134,18 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
     options: sessionOptions(parsed.options, schema),
     max: options.poolSize ?? 10,
   });
-  pool.on('connect', (client) => prepareStatements(client));
+  // The server processes of this node's connections: a signal one of them sent is this node's own.
+  const ownBackends = new Set<number>();
+  const backendOf = (client: pg.PoolClient) => (client as pg.PoolClient & { processID?: number | null }).processID; // set by pg, untyped
+  pool.on('connect', (client) => {
+    prepareStatements(client);
+    const processId = backendOf(client);
+    if (typeof processId === 'number') ownBackends.add(processId);
+  });
+  pool.on('remove', (client) => {
+    const processId = backendOf(client);
+    if (typeof processId === 'number') ownBackends.delete(processId);
+  });
   const current = schema ?? ((await pool.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema || 'public');
   const db = new Kysely<Database>({ dialect: new OneSchemaPostgresDialect({ pool }, current) });
   await migrate(db as Kysely<unknown>, 'postgres', current);
@@ -144,6 +155,7 @@ async function openPostgres(uri: string, options: OpenStoreOptions): Promise<Sto
     schema: current,
     connect: () => new pg.Client({ connectionString: parsed.connectionString, options: sessionOptions(parsed.options, schema) }),
     onError: (error) => process.emitWarning(`store signals: ${error instanceof Error ? error.message : String(error)}; listening again`),
+    isOwnBackend: (processId) => ownBackends.has(processId),
   });
   return {
     db,

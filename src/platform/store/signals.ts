@@ -10,8 +10,11 @@ export interface SignalUnit {
   afterCommit(hook: () => void): void;
 }
 
-/** A signal's listener; the payload is short text (PostgreSQL allows under 8000 bytes). */
-export type SignalListener = (payload: string) => void;
+/**
+ * A signal's listener; the payload is short text (PostgreSQL allows under 8000 bytes). `fromThisNode`: this node sent
+ * it (over one of its own store connections).
+ */
+export type SignalListener = (payload: string, fromThisNode: boolean) => void;
 
 /**
  * Wake-ups and changes told to every node sharing the store. A signal is a hint, never the data: a listener reads the
@@ -22,6 +25,8 @@ export interface StoreSignals {
   send(channel: string, payload: string): Promise<void>;
   /** Sends when the transaction commits, never if it rolls back. */
   sendIn(unit: SignalUnit, channel: string, payload: string): Promise<void>;
+  /** Sends one signal for each payload when the transaction commits (one statement for all on PostgreSQL). */
+  sendEachIn(unit: SignalUnit, channel: string, payloads: readonly string[]): Promise<void>;
   /** Listens on a channel (this node's own signals included); answers how to stop. */
   listen(channel: string, listener: SignalListener): () => void;
   /** Told after signals may have been missed (the listening connection was lost and is back). */
@@ -34,11 +39,15 @@ export class LocalSignals implements StoreSignals {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
   async send(channel: string, payload: string): Promise<void> {
-    queueMicrotask(() => this.emitter.emit(channel, payload));
+    queueMicrotask(() => this.emitter.emit(channel, payload, true));
   }
 
   async sendIn(unit: SignalUnit, channel: string, payload: string): Promise<void> {
-    unit.afterCommit(() => this.emitter.emit(channel, payload));
+    unit.afterCommit(() => this.emitter.emit(channel, payload, true));
+  }
+
+  async sendEachIn(unit: SignalUnit, channel: string, payloads: readonly string[]): Promise<void> {
+    for (const payload of payloads) await this.sendIn(unit, channel, payload);
   }
 
   listen(channel: string, listener: SignalListener): () => void {
@@ -62,6 +71,8 @@ export interface PostgresSignalsOptions {
   /** Channels are named after the schema: stores in other schemas of the same database hear nothing of ours. */
   schema: string;
   onError?: (error: unknown) => void;
+  /** Whether the server process of this id serves one of this node's own connections (its signals are its own). */
+  isOwnBackend?: (processId: number) => boolean;
 }
 
 const reconnectMs = { first: 200, max: 5_000 };
@@ -94,6 +105,11 @@ export class PostgresSignals implements StoreSignals {
 
   async sendIn(unit: SignalUnit, channel: string, payload: string): Promise<void> {
     await sql`select pg_notify(${this.wire(channel)}, ${payload})`.execute(unit.tx);
+  }
+
+  async sendEachIn(unit: SignalUnit, channel: string, payloads: readonly string[]): Promise<void> {
+    if (payloads.length === 0) return;
+    await sql`select pg_notify(${this.wire(channel)}, p) from unnest(${[...payloads]}::text[]) as p`.execute(unit.tx);
   }
 
   listen(channel: string, listener: SignalListener): () => void {
@@ -157,7 +173,7 @@ export class PostgresSignals implements StoreSignals {
     client.on('notification', (message) => {
       const prefix = `${this.options.schema}.`;
       if (!message.channel.startsWith(prefix)) return;
-      this.emitter.emit(message.channel.slice(prefix.length), message.payload ?? '');
+      this.emitter.emit(message.channel.slice(prefix.length), message.payload ?? '', this.options.isOwnBackend?.(message.processId) === true);
     });
     client.on('error', (error) => this.lost(error, client));
     client.on('end', () => this.lost(new Error('listening connection ended'), client));

@@ -144,3 +144,48 @@ describe('store signals listened to on many channels at once', () => {
     }
   });
 });
+
+describe('where a signal came from, and many sent at once', () => {
+  const pg = targets.find((t) => t.name === 'postgres');
+  it.skipIf(!pg?.available)("a store hears its own signals as its own and the other stores' as theirs; sendEachIn sends each payload once", async () => {
+    const schema = await scratchSchema();
+    const a = await openStore(pgUrl, { schema: schema.schema });
+    const b = await openStore(pgUrl, { schema: schema.schema });
+    try {
+      const heardByA: { payload: string; own: boolean }[] = [];
+      a.signals.listen('origin', (payload, fromThisNode) => heardByA.push({ payload, own: fromThisNode }));
+      await waitFor(
+        async () => {
+          await a.signals.send('origin', 'probe');
+          return heardByA.length > 0;
+        },
+        5000,
+        { what: 'the listening connection up' },
+      );
+      heardByA.length = 0;
+      await a.signals.send('origin', 'from a');
+      await b.signals.send('origin', 'from b');
+      await inUnit(a.db, (unit) => a.signals.sendEachIn(unit, 'origin', ['a1', 'a2', 'a3']));
+      await inUnit(b.db, (unit) => b.signals.sendEachIn(unit, 'origin', ['b1', 'b2']));
+      const sent = ['from a', 'a1', 'a2', 'a3', 'from b', 'b1', 'b2'];
+      await waitFor(() => sent.every((p) => heardByA.some((h) => h.payload === p)), 5000, { what: () => `every signal (heard ${JSON.stringify(heardByA)})` });
+      // Each once (probes sent while the connection came up may still arrive: they are not counted).
+      expect(heardByA.filter((h) => sent.includes(h.payload)).length).toBe(sent.length);
+      const own = (payload: string) => heardByA.find((h) => h.payload === payload)?.own;
+      expect(['from a', 'a1', 'a2', 'a3'].map(own)).toEqual([true, true, true, true]);
+      expect(['from b', 'b1', 'b2'].map(own)).toEqual([false, false, false]);
+      // A rolled-back unit sends none of them.
+      await inUnit(a.db, async (unit) => {
+        await a.signals.sendEachIn(unit, 'origin', ['never']);
+        throw new Error('undo');
+      }).catch(() => undefined);
+      await b.signals.send('origin', 'last');
+      await waitFor(() => heardByA.some((h) => h.payload === 'last'), 5000);
+      expect(heardByA.map((h) => h.payload)).not.toContain('never');
+    } finally {
+      await a.close();
+      await b.close();
+      await schema.drop();
+    }
+  });
+});
