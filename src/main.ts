@@ -48,9 +48,15 @@ async function main(): Promise<void> {
   });
   // Store state and workers; no instance is opened before the node listens.
   await services.prepare();
-  const app = await buildApp(services);
-  // Its share taken once the server is built (building it may hold the event loop longer than a heartbeat).
-  await services.takeShare();
+  // Its share is taken (store round trips) while the server is built (work of this process): neither waits for the other.
+  const sharing = services.takeShare();
+  const app = await buildApp(services).catch(async (error: unknown) => {
+    await sharing.catch(() => undefined);
+    await services.stop();
+    await store.close();
+    throw error;
+  });
+  await sharing;
   await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
     // Taken between the check and now: stop what started (no connector yet), then report it as the check would have.
     await services.stop();

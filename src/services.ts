@@ -321,6 +321,7 @@ export function createServices({
     workers,
     ownership,
     startConcurrency: config.instanceStartConcurrency,
+    quickStartConcurrency: config.instanceQuickStartConcurrency,
   });
   const relayingBrokers = [...(config.rabbitmqEnabled ? ['rabbitmq'] : []), ...(config.natsEnabled ? ['nats'] : [])];
   const retention = new EventRetention(store.db, config.eventRetentionMs, logger, relayingBrokers, new JobLease(store.db, 'event-retention', node));

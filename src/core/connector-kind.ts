@@ -97,6 +97,11 @@ export interface ConnectorKind {
   capabilities: KindCapabilities;
   /** Connected at creation and at every start, with or without a session (there is no linking flow). */
   alwaysOn: boolean;
+  /**
+   * Opening makes no connection to WhatsApp's servers (the sandbox, the Cloud API): a node opens many of these at once
+   * (their stored changes go in shared transactions), not `INSTANCE_START_CONCURRENCY` at a time.
+   */
+  quickToOpen?: boolean;
   /** Checks and normalises the creation fields; throws a coded error naming the field to fix. */
   creationFields(input: CreationInput): CreationFields;
   /**

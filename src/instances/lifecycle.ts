@@ -26,6 +26,8 @@ export interface LifecycleDeps {
   ownership: InstanceOwnership;
   /** Instances started at once when this node takes many on (a start, a takeover). */
   startConcurrency: number;
+  /** The same for kinds quick to open (no connection of their own to WhatsApp): their store work goes in batches. */
+  quickStartConcurrency: number;
 }
 /** Taking on at least this many instances at once is logged (its start, progress and end). */
 const loggedFrom = 200;
@@ -158,19 +160,27 @@ export class InstanceLifecycle implements OwnedInstances {
       await this.deps.registry
         .readBack(unknown)
         .catch((error: unknown) => this.deps.logger.warn({ err: error, instances: unknown.length }, 'instances taken on could not be read'));
+    // Kinds quick to open go many at once; the others (a socket and handshake each) `startConcurrency` at a time.
+    const quick: string[] = [];
+    const slow: string[] = [];
+    for (const id of queue) {
+      const instance = this.deps.registry.byInstanceId(id);
+      (instance && this.deps.kinds.of(instance.integration)?.quickToOpen ? quick : slow).push(id);
+    }
+    const drain = async (ids: string[]): Promise<void> => {
+      for (let id = ids.shift(); id !== undefined && !this.stopping; id = ids.shift()) {
+        await this.startOwned(id);
+        this.pending.delete(id);
+        done += 1;
+        if (logged && done % progressEvery === 0 && done < total) this.deps.logger.info({ opened: done, of: total }, 'opening owned instances');
+      }
+    };
+    const runners = (ids: string[], concurrency: number) => Array.from({ length: Math.min(concurrency, ids.length) }, () => drain(ids));
     try {
-      const next = async (): Promise<void> => {
-        for (let id = queue.shift(); id !== undefined && !this.stopping; id = queue.shift()) {
-          await this.startOwned(id);
-          this.pending.delete(id);
-          done += 1;
-          if (logged && done % progressEvery === 0 && done < total) this.deps.logger.info({ opened: done, of: total }, 'opening owned instances');
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(this.deps.startConcurrency, queue.length) }, next));
+      await Promise.all([...runners(quick, this.deps.quickStartConcurrency), ...runners(slow, this.deps.startConcurrency)]);
     } finally {
       // Those not reached (a stop) wait no more.
-      for (const id of queue) this.pending.delete(id);
+      for (const id of [...quick, ...slow]) this.pending.delete(id);
     }
     if (logged) this.deps.logger.info({ opened: done, of: total, ms: Date.now() - startedAt }, 'owned instances opened');
   }

@@ -49,7 +49,11 @@ describe.skipIf(!available)('a node restarted with hundreds of linked sandbox in
     const scratch = await scratchSchema();
     const secretsKey = randomBytes(32).toString('base64');
     // One at a time: opening hundreds takes long enough to be seen from outside.
-    const { base, env, api } = await serviceSetup(join(dir, 'data'), scratch.uri, { SECRETS_KEY: secretsKey, INSTANCE_START_CONCURRENCY: '1' });
+    const { base, env, api } = await serviceSetup(join(dir, 'data'), scratch.uri, {
+      SECRETS_KEY: secretsKey,
+      INSTANCE_START_CONCURRENCY: '1',
+      INSTANCE_QUICK_START_CONCURRENCY: '1',
+    });
     let service = startService(env);
     try {
       await waitUntilUp(base, service);

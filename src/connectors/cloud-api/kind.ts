@@ -25,6 +25,7 @@ export function cloudApiKind(deps: KindDeps): ConnectorKind {
       templates: true,
     },
     alwaysOn: true,
+    quickToOpen: true,
     creationFields: (input) => {
       if (!input.token) throw invalidInput(`token is required for ${name} (the Meta access token)`);
       if (!input.number) throw invalidInput(`number is required for ${name} (the phone-number id)`);

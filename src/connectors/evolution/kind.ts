@@ -9,6 +9,7 @@ export function evolutionKind(): ConnectorKind {
     label: 'Evolution Channel',
     capabilities: { messaging: { operations: ['text', 'media'], lists: 'poll' }, presence: false, privacy: false },
     alwaysOn: true,
+    quickToOpen: true,
     // `number` is the routing id of the bring-your-own transport.
     creationFields: plainCreationFields,
     create: evolutionConnector,

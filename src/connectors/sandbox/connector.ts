@@ -83,6 +83,19 @@ export class SandboxConnector implements Connector {
   private epoch = 0;
   /** When the network last carried something of this instance (connection, sends, receipts, presence). */
   private lastActivity: number | null = null;
+  /** What the connector can do, made on first use: most of an instance's modules are never used between restarts. */
+  private readonly modules: {
+    messaging?: MessagingModule;
+    blocking?: BlockingModule;
+    media?: MediaModule;
+    presence?: PresenceModule;
+    contacts?: ContactsModule;
+    privacy?: PrivacyModule;
+    profile?: ProfileModule;
+    chats?: ChatsModule;
+    groups?: GroupsModule;
+    labels?: LabelsModule;
+  } = {};
 
   constructor(
     instance: Instance,
@@ -138,157 +151,187 @@ export class SandboxConnector implements Connector {
     return this.lastActivity;
   }
 
-  readonly messaging: MessagingModule = {
-    send: async (message) => {
-      await this.network.send(this.partyOrThrow(), message);
-      this.lastActivity = Date.now();
-    },
+  get messaging(): MessagingModule {
+    this.modules.messaging ??= {
+      send: async (message) => {
+        await this.network.send(this.partyOrThrow(), message);
+        this.lastActivity = Date.now();
+      },
 
-    /** The network takes each message in order as it is handed over; the batch is done when all were recorded. */
-    sendMany: async (messages) => {
-      const party = this.partyOrThrow();
-      const results = await Promise.allSettled(messages.map((message) => this.network.send(party, message)));
-      this.lastActivity = Date.now();
-      const failed = results.findIndex((result) => result.status === 'rejected');
-      if (failed === -1) return { sent: messages.length };
-      return { sent: failed, error: (results[failed] as PromiseRejectedResult).reason };
-    },
+      /** The network takes each message in order as it is handed over; the batch is done when all were recorded. */
+      sendMany: async (messages) => {
+        const party = this.partyOrThrow();
+        const results = await Promise.allSettled(messages.map((message) => this.network.send(party, message)));
+        this.lastActivity = Date.now();
+        const failed = results.findIndex((result) => result.status === 'rejected');
+        if (failed === -1) return { sent: messages.length };
+        return { sent: failed, error: (results[failed] as PromiseRejectedResult).reason };
+      },
 
-    markRead: async (keys) => {
-      this.partyOrThrow();
-      await this.network.markRead(this.instanceId, keys);
-      this.lastActivity = Date.now();
-    },
+      markRead: async (keys) => {
+        this.partyOrThrow();
+        await this.network.markRead(this.instanceId, keys);
+        this.lastActivity = Date.now();
+      },
 
-    /** A group that does not let this account write (not a member, announcement mode) refuses the send at once. */
-    check: async (message) => {
-      const party = this.linked();
-      if (!party || !message.remoteJid.endsWith('@g.us')) return;
-      const refusal = await this.network.groups.refusalFor(party, message.remoteJid);
-      if (refusal !== null) throw invalidInput(refusal);
-    },
+      /** A group that does not let this account write (not a member, announcement mode) refuses the send at once. */
+      check: async (message) => {
+        const party = this.linked();
+        if (!party || !message.remoteJid.endsWith('@g.us')) return;
+        const refusal = await this.network.groups.refusalFor(party, message.remoteJid);
+        if (refusal !== null) throw invalidInput(refusal);
+      },
 
-    /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
-    uploadMedia: (encrypted, kind): Promise<UploadedMedia> => this.network.uploadMedia(encrypted, kind),
+      /** Media goes to the sandbox "CDN"; no link needed, as sends are prepared before an instance links. */
+      uploadMedia: (encrypted, kind): Promise<UploadedMedia> => this.network.uploadMedia(encrypted, kind),
 
-    revoke: async (target) => {
-      const keyId = newKeyId();
-      const timestampMs = Date.now();
-      await this.network.change(this.partyOrThrow(), target, { kind: 'revoke' });
-      this.lastActivity = timestampMs;
-      return { keyId, timestampMs };
-    },
+      revoke: async (target) => {
+        const keyId = newKeyId();
+        const timestampMs = Date.now();
+        await this.network.change(this.partyOrThrow(), target, { kind: 'revoke' });
+        this.lastActivity = timestampMs;
+        return { keyId, timestampMs };
+      },
 
-    edit: async (target, content) => {
-      const keyId = newKeyId();
-      const timestampMs = Date.now();
-      await this.network.change(this.partyOrThrow(), target, { kind: 'edit', content, timestampMs });
-      this.lastActivity = timestampMs;
-      return { keyId, timestampMs };
-    },
-  };
+      edit: async (target, content) => {
+        const keyId = newKeyId();
+        const timestampMs = Date.now();
+        await this.network.change(this.partyOrThrow(), target, { kind: 'edit', content, timestampMs });
+        this.lastActivity = timestampMs;
+        return { keyId, timestampMs };
+      },
+    };
+    return this.modules.messaging;
+  }
 
   /** Blocks are kept by the network (in the store): a blocked account's messages stop at the server. */
-  readonly blocking: BlockingModule = {
-    updateBlockStatus: async (jid, action) => {
-      this.partyOrThrow();
-      await this.network.updateBlockStatus(this.instanceId, jid, action);
-    },
-  };
+  get blocking(): BlockingModule {
+    this.modules.blocking ??= {
+      updateBlockStatus: async (jid, action) => {
+        this.partyOrThrow();
+        await this.network.updateBlockStatus(this.instanceId, jid, action);
+      },
+    };
+    return this.modules.blocking;
+  }
 
   /** Media of the sandbox network is in its media store; no link needed to read it. */
-  readonly media: MediaModule = {
-    download: (node, mediaType, maxBytes) => this.network.downloadMedia(node, mediaType, maxBytes),
-  };
+  get media(): MediaModule {
+    this.modules.media ??= {
+      download: (node, mediaType, maxBytes) => this.network.downloadMedia(node, mediaType, maxBytes),
+    };
+    return this.modules.media;
+  }
 
-  readonly presence: PresenceModule = {
-    sendPresence: async (chatJid, presence) => {
-      const party = this.linked();
-      // Presence is momentary: when not connected there is nobody to show it to.
-      if (party) {
-        await this.network.sendPresence(party, chatJid, presence);
+  get presence(): PresenceModule {
+    this.modules.presence ??= {
+      sendPresence: async (chatJid, presence) => {
+        const party = this.linked();
+        // Presence is momentary: when not connected there is nobody to show it to.
+        if (party) {
+          await this.network.sendPresence(party, chatJid, presence);
+          this.lastActivity = Date.now();
+        }
+      },
+      setOwnPresence: async (presence) => {
+        await this.network.setOwnPresence(this.partyOrThrow(), presence);
         this.lastActivity = Date.now();
-      }
-    },
-    setOwnPresence: async (presence) => {
-      await this.network.setOwnPresence(this.partyOrThrow(), presence);
-      this.lastActivity = Date.now();
-    },
-  };
+      },
+    };
+    return this.modules.presence;
+  }
 
-  readonly contacts: ContactsModule = {
-    onWhatsApp: async (requests) => {
-      this.partyOrThrow();
-      return this.network.onWhatsApp(requests);
-    },
-    alternateAddress: (jid) => this.network.alternateAddress(jid),
-  };
+  get contacts(): ContactsModule {
+    this.modules.contacts ??= {
+      onWhatsApp: async (requests) => {
+        this.partyOrThrow();
+        return this.network.onWhatsApp(requests);
+      },
+      alternateAddress: (jid) => this.network.alternateAddress(jid),
+    };
+    return this.modules.contacts;
+  }
 
-  readonly privacy: PrivacyModule = {
-    // The core keeps the values on the instance; the network reads them from there (read receipts).
-    updatePrivacy: async (settings) => checkPrivacy(settings),
-  };
+  get privacy(): PrivacyModule {
+    this.modules.privacy ??= {
+      // The core keeps the values on the instance; the network reads them from there (read receipts).
+      updatePrivacy: async (settings) => checkPrivacy(settings),
+    };
+    return this.modules.privacy;
+  }
 
   /**
    * The own profile lives in the session (stored, so it survives restarts); later messages carry the new name as
    * their pushName. A picture is a file of the sandbox picture store, served at a URL everyone sees. Sandbox accounts
    * are never business accounts.
    */
-  readonly profile: ProfileModule = {
-    pictureUrl: async (jid) => (await this.network.profileOf(jid))?.picture ?? null,
-    fetch: (jid) => this.network.profileOf(jid),
-    setName: (name) => this.changeProfile({ profileName: name }),
-    setStatus: (text) => this.changeProfile({ profileStatus: text, statusSetAt: new Date().toISOString() }),
-    setPicture: async (jpeg) => {
-      const fileName = await this.network.pictures.save(jpeg);
-      await this.replacePicture(fileName).catch(async (error: unknown) => {
-        await this.network.pictures.remove(fileName);
-        throw error;
-      });
-    },
-    removePicture: () => this.replacePicture(undefined),
-    businessProfile: async () => null,
-  };
+  get profile(): ProfileModule {
+    this.modules.profile ??= {
+      pictureUrl: async (jid) => (await this.network.profileOf(jid))?.picture ?? null,
+      fetch: (jid) => this.network.profileOf(jid),
+      setName: (name) => this.changeProfile({ profileName: name }),
+      setStatus: (text) => this.changeProfile({ profileStatus: text, statusSetAt: new Date().toISOString() }),
+      setPicture: async (jpeg) => {
+        const fileName = await this.network.pictures.save(jpeg);
+        await this.replacePicture(fileName).catch(async (error: unknown) => {
+          await this.network.pictures.remove(fileName);
+          throw error;
+        });
+      },
+      removePicture: () => this.replacePicture(undefined),
+      businessProfile: async () => null,
+    };
+    return this.modules.profile;
+  }
 
   /**
    * A chat's archived and unread marks are the core's chats row (written once this answers): the sandbox account has
    * no chat list of its own, it only has to be linked.
    */
-  readonly chats: ChatsModule = {
-    archive: async () => {
-      this.partyOrThrow();
-    },
-    markUnread: async () => {
-      this.partyOrThrow();
-    },
-  };
+  get chats(): ChatsModule {
+    this.modules.chats ??= {
+      archive: async () => {
+        this.partyOrThrow();
+      },
+      markUnread: async () => {
+        this.partyOrThrow();
+      },
+    };
+    return this.modules.chats;
+  }
   /** Groups live on the network (in the store), one for all sandbox instances; this account acts in them. */
-  readonly groups: GroupsModule = {
-    create: (subject, participants) => this.network.groups.create(this.partyOrThrow(), subject, participants),
-    metadata: (jid) => this.network.groups.metadata(this.partyOrThrow(), jid),
-    participating: () => this.network.groups.participating(this.partyOrThrow()),
-    pictureUrl: (jid) => this.network.groups.pictureUrl(jid),
-    updateSubject: (jid, subject) => this.network.groups.updateSubject(this.partyOrThrow(), jid, subject),
-    updateDescription: (jid, description) => this.network.groups.updateDescription(this.partyOrThrow(), jid, description),
-    updatePicture: (jid, jpeg) => this.network.groups.updatePicture(this.partyOrThrow(), jid, jpeg),
-    inviteCode: (jid) => this.network.groups.inviteCode(this.partyOrThrow(), jid),
-    revokeInvite: (jid) => this.network.groups.revokeInvite(this.partyOrThrow(), jid),
-    inviteInfo: (code) => this.network.groups.inviteInfo(code),
-    acceptInvite: (code) => this.network.groups.acceptInvite(this.partyOrThrow(), code),
-    updateParticipants: (jid, participants, action) => this.network.groups.updateParticipants(this.partyOrThrow(), jid, participants, action),
-    updateSetting: (jid, setting) => this.network.groups.updateSetting(this.partyOrThrow(), jid, setting),
-    toggleEphemeral: (jid, expiration) => this.network.groups.toggleEphemeral(this.partyOrThrow(), jid, expiration),
-    leave: (jid) => this.network.groups.leave(this.partyOrThrow(), jid),
-  };
+  get groups(): GroupsModule {
+    this.modules.groups ??= {
+      create: (subject, participants) => this.network.groups.create(this.partyOrThrow(), subject, participants),
+      metadata: (jid) => this.network.groups.metadata(this.partyOrThrow(), jid),
+      participating: () => this.network.groups.participating(this.partyOrThrow()),
+      pictureUrl: (jid) => this.network.groups.pictureUrl(jid),
+      updateSubject: (jid, subject) => this.network.groups.updateSubject(this.partyOrThrow(), jid, subject),
+      updateDescription: (jid, description) => this.network.groups.updateDescription(this.partyOrThrow(), jid, description),
+      updatePicture: (jid, jpeg) => this.network.groups.updatePicture(this.partyOrThrow(), jid, jpeg),
+      inviteCode: (jid) => this.network.groups.inviteCode(this.partyOrThrow(), jid),
+      revokeInvite: (jid) => this.network.groups.revokeInvite(this.partyOrThrow(), jid),
+      inviteInfo: (code) => this.network.groups.inviteInfo(code),
+      acceptInvite: (code) => this.network.groups.acceptInvite(this.partyOrThrow(), code),
+      updateParticipants: (jid, participants, action) => this.network.groups.updateParticipants(this.partyOrThrow(), jid, participants, action),
+      updateSetting: (jid, setting) => this.network.groups.updateSetting(this.partyOrThrow(), jid, setting),
+      toggleEphemeral: (jid, expiration) => this.network.groups.toggleEphemeral(this.partyOrThrow(), jid, expiration),
+      leave: (jid) => this.network.groups.leave(this.partyOrThrow(), jid),
+    };
+    return this.modules.groups;
+  }
 
   /**
    * A chat's labels are the core's chats row (written once this answers); the account's labels are the network's: a
    * label it does not have is refused, as WhatsApp would.
    */
-  readonly labels: LabelsModule = {
-    addChatLabel: (_jid, labelId) => this.checkLabel(labelId),
-    removeChatLabel: (_jid, labelId) => this.checkLabel(labelId),
-  };
+  get labels(): LabelsModule {
+    this.modules.labels ??= {
+      addChatLabel: (_jid, labelId) => this.checkLabel(labelId),
+      removeChatLabel: (_jid, labelId) => this.checkLabel(labelId),
+    };
+    return this.modules.labels;
+  }
 
   private async checkLabel(labelId: string): Promise<void> {
     this.partyOrThrow();

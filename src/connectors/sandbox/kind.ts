@@ -43,6 +43,7 @@ export function sandboxKind(deps: KindDeps): ConnectorKind {
     label: 'Sandbox',
     capabilities: whatsAppWebCapabilities,
     alwaysOn: false,
+    quickToOpen: true,
     creationFields: plainCreationFields,
     // SANDBOX_AUTO_LINK: linked at creation, to `number` or a generated one, for demos and tests.
     ...(config.sandboxAutoLink

@@ -23,6 +23,14 @@ export const cluster = {
     min: 1,
     max: 1000,
     meaning:
-      'How many instances a node opens at once when it takes many on (after it started listening, or taking over those of a dead node); GET /health tells how many are still waiting.',
+      'How many WhatsApp Web instances (a socket and handshake each) a node opens at once when it takes many on (after it started listening, or taking over those of a dead node); GET /health tells how many are still waiting.',
+  }),
+  instanceQuickStartConcurrency: wholeNumber({
+    env: 'INSTANCE_QUICK_START_CONCURRENCY',
+    default: 2000,
+    min: 1,
+    max: 20_000,
+    meaning:
+      'How many sandbox and Cloud API instances (no socket of their own) a node opens at once when it takes many on; their sessions, connection states, events and labels are read and written a batch at a time, so 10,000 open in seconds. Lower it to spread a large takeover over more time.',
   }),
 };
