@@ -15,6 +15,7 @@ import {
   isRunning,
   onInterrupt,
   postgresUnreachable,
+  root,
   serverNodeFlags,
   startChild,
   waitReady,
@@ -63,6 +64,10 @@ export async function fleetBenchReady({ hey }: { hey: boolean }): Promise<void> 
   installExitHandlers();
   const missing = hey ? heyMissing() : undefined;
   if (missing) throw new Error(missing);
+  // Nodes run the compiled service, as `npm start` and the Dockerfile do (BENCH_SOURCE=1: the sources through tsx).
+  if (!runsSource && spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+    throw new Error('the service could not be built (npm run build)');
+  }
   const unreachable = await postgresUnreachable();
   if (unreachable) throw new Error(`PostgreSQL unreachable: ${unreachable}`);
 }
@@ -123,10 +128,13 @@ export async function addNode(fleet: BenchFleet, extra: Record<string, string> =
   return node;
 }
 
-/** Starts node `node` (node --import tsx src/main.ts) and answers the milliseconds until GET /health answers 200. */
+/** Whether nodes run the sources through tsx (BENCH_SOURCE=1) instead of the compiled service. */
+const runsSource = process.env.BENCH_SOURCE === '1';
+
+/** Starts node `node` (the compiled service) and answers the milliseconds until GET /health answers 200. */
 export async function startNode(node: BenchNode, timeoutMs = 180_000): Promise<number> {
   const startedAt = Date.now();
-  node.child = startChild(node.nodeId, 'src/main.ts', node.env, serverNodeFlags);
+  node.child = startChild(node.nodeId, runsSource ? 'src/main.ts' : 'dist/src/main.js', node.env, serverNodeFlags);
   await waitReady(
     node.child,
     async () => (await fetch(`${node.base}/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))?.status === 200,
@@ -226,8 +234,11 @@ export async function seedSandboxes(fleet: BenchFleet, node: BenchNode, prefix: 
   }
 }
 
-/** Polls GET /health until the node owns `count` instances and has none left to open, then until it lists `count` open. */
-export async function waitAllOpen(node: BenchNode, key: string, count: number, timeoutMs = 600_000): Promise<void> {
+/**
+ * Polls GET /health until the node owns `count` instances and has none left to open, then until it lists `count` open.
+ * Answers when /health first said so (epoch ms).
+ */
+export async function waitAllOpen(node: BenchNode, key: string, count: number, timeoutMs = 600_000): Promise<number> {
   const startedAt = Date.now();
   for (;;) {
     const health = await fetch(`${node.base}/health`, { signal: AbortSignal.timeout(5000) })
@@ -238,11 +249,13 @@ export async function waitAllOpen(node: BenchNode, key: string, count: number, t
     if (Date.now() - startedAt > timeoutMs) throw new Error(`still opening after ${timeoutMs} ms: ${JSON.stringify(health)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const openedAt = Date.now();
   for (let open = 0; open < count; ) {
     open = await openCount(node, key).catch(() => -1);
     if (Date.now() - startedAt > timeoutMs) throw new Error(`only ${open} of ${count} open after ${timeoutMs} ms`);
     if (open < count) await new Promise((r) => setTimeout(r, 250));
   }
+  return openedAt;
 }
 
 /** How many of the instances `node` lists are `open` (one GET /instance/fetchInstances). */

@@ -26,7 +26,7 @@ const children = new Set<Child>();
 
 /** Starts `node [flags] --import tsx <script>` in the project root with NODE_ENV=production plus `env`. */
 export function startChild(name: string, script: string, env: Record<string, string>, nodeFlags: string[] = []): Child {
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+  const proc = spawn(process.execPath, [...nodeFlags, ...(script.endsWith('.js') ? [] : ['--import', 'tsx']), script], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
