@@ -1,7 +1,7 @@
 // What every node of a fleet sees: instances, keys, settings and webhooks changed through one node are known to the
 // others at once (store signals), also after the listening connection was lost (resync); an accepted send wakes the
 // worker of the node whose connection sends it, without waiting for the worker's poll.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkedSandbox, startFleet, startReceiver, storeTargets, type Receiver, type TestApp } from '../support/harness.js';
 import { pgQuery } from '../support/postgres.js';
 import { uniqueName, uniqueNumber } from '../support/unique.js';
@@ -58,6 +58,49 @@ describe.skipIf(!pg?.available)('a fleet of two nodes on one PostgreSQL schema',
       what: 'node 2 answering 404 for the deleted instance',
     });
     expect((await two.api('GET', 'instance/fetchInstances', { key: apikey })).status).toBe(401);
+  });
+
+  it('reads back the instance changes of the other node, never its own (applied as they commit)', async () => {
+    type ReadBack = { refreshMany(ids: string[]): Promise<string[]> };
+    /** Records the ids `node`'s registry reads back, and reads them as before. */
+    const recordReads = (node: TestApp, into: string[]) => {
+      const registry = node.services.registry as unknown as ReadBack;
+      const original = registry.refreshMany;
+      return vi.spyOn(registry, 'refreshMany').mockImplementation(function (this: ReadBack, ids: string[]) {
+        into.push(...ids);
+        return original.call(this, ids);
+      });
+    };
+    const readByOne: string[] = [];
+    const readByTwo: string[] = [];
+    const spyOne = recordReads(one, readByOne);
+    const spyTwo = recordReads(two, readByTwo);
+    try {
+      const name = uniqueName('own-signals');
+      const created = await one.api('POST', 'instance/create', { body: { instanceName: name, integration: 'SANDBOX' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id = created.body.instance.instanceId as string;
+      await waitFor(() => lists(two, name), seenWithinMs, { what: `node 2 listing ${name}` });
+      const set = await one.api('POST', `settings/set/${name}`, { body: { rejectCall: true, msgCall: 'set through node 1' } });
+      expect(set.status, JSON.stringify(set.body)).toBe(201);
+      await waitFor(async () => (await two.api('GET', `settings/find/${name}`)).body?.msgCall === 'set through node 1', seenWithinMs, {
+        what: 'node 2 seeing the settings set through node 1',
+      });
+      const back = await two.api('POST', `settings/set/${name}`, { body: { rejectCall: false, msgCall: 'set through node 2' } });
+      expect(back.status, JSON.stringify(back.body)).toBe(201);
+      await waitFor(async () => (await one.api('GET', `settings/find/${name}`)).body?.msgCall === 'set through node 2', seenWithinMs, {
+        what: 'node 1 seeing the settings set through node 2',
+      });
+      expect(readByTwo).toContain(id);
+      expect(readByOne).toContain(id);
+      // Node 1 read it back for node 2's change only: its creation and its own change were applied as they committed.
+      expect(readByOne.filter((read) => read === id)).toHaveLength(1);
+      expect(readByTwo.filter((read) => read === id).length).toBeGreaterThanOrEqual(1);
+      expect(readByTwo.filter((read) => read === id).length).toBeLessThanOrEqual(2);
+    } finally {
+      spyOne.mockRestore();
+      spyTwo.mockRestore();
+    }
   });
 
   it('a webhook set through one node receives the events of a change made through the other', async () => {
