@@ -46,17 +46,23 @@ async function main(): Promise<void> {
     globalApiKey: global.key,
     secretsKey: resolveSecretsKey(config.dataDir, config.secretsKey),
   });
-  // Store state and workers; no instance is opened before the node listens.
-  await services.prepare();
-  // Its share is taken (store round trips) while the server is built (work of this process): neither waits for the other.
-  const sharing = services.takeShare();
+  // Store state and workers, then this node's share of the instances (store round trips, no instance opened before the
+  // node listens), while the HTTP server is built (work of this process): neither waits for the other.
+  const ready = services.prepare().then(() => services.takeShare());
+  // Its failure is handled once the server is built (below): not an unhandled rejection meanwhile.
+  ready.catch(() => undefined);
   const app = await buildApp(services).catch(async (error: unknown) => {
-    await sharing.catch(() => undefined);
+    await ready.catch(() => undefined);
     await services.stop();
     await store.close();
     throw error;
   });
-  await sharing;
+  await ready.catch(async (error: unknown) => {
+    await app.close();
+    await services.stop();
+    await store.close();
+    throw error;
+  });
   await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
     // Taken between the check and now: stop what started (no connector yet), then report it as the check would have.
     await services.stop();

@@ -97,12 +97,22 @@ export class SandboxConnector implements Connector {
     labels?: LabelsModule;
   } = {};
 
+  private readonly instanceName: string;
+  private log: Logger | undefined;
+
+  /** `parentLogger`: its lines carry the instance name (a child logger, made at the first line). */
   constructor(
     instance: Instance,
     private readonly network: NetworkSide,
-    private readonly logger: Logger,
+    private readonly parentLogger: Logger,
   ) {
     this.instanceId = instance.id;
+    this.instanceName = instance.name;
+  }
+
+  private get logger(): Logger {
+    this.log ??= this.parentLogger.child({ instance: this.instanceName });
+    return this.log;
   }
 
   async start(): Promise<void> {

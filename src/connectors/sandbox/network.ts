@@ -163,7 +163,7 @@ export class SandboxNetwork {
 
   /** The connector of a SANDBOX instance; it replaces (and quiets) any earlier one of the same instance. */
   createConnector(instance: Instance): Connector {
-    const connector = new SandboxConnector(instance, this.side, this.deps.logger.child({ instance: instance.name }));
+    const connector = new SandboxConnector(instance, this.side, this.deps.logger);
     this.attach(connector);
     return connector;
   }
