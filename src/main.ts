@@ -51,24 +51,22 @@ async function main(): Promise<void> {
   const ready = services.prepare().then(() => services.takeShare());
   // Its failure is handled once the server is built (below): not an unhandled rejection meanwhile.
   ready.catch(() => undefined);
-  const app = await buildApp(services).catch(async (error: unknown) => {
-    await ready.catch(() => undefined);
+  /** A start that fails here stops what started (no connector yet) and closes the store, then reports `error`. */
+  const giveUp = async (error: unknown): Promise<never> => {
     await services.stop();
     await store.close();
     throw error;
+  };
+  const app = await buildApp(services).catch(async (error: unknown) => {
+    await ready.catch(() => undefined);
+    return giveUp(error);
   });
   await ready.catch(async (error: unknown) => {
     await app.close();
-    await services.stop();
-    await store.close();
-    throw error;
+    return giveUp(error);
   });
-  await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
-    // Taken between the check and now: stop what started (no connector yet), then report it as the check would have.
-    await services.stop();
-    await store.close();
-    throw listenFailure(error, config.host, config.port);
-  });
+  // Taken between the check and now: reported as the check would have.
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => giveUp(listenFailure(error, config.host, config.port)));
   logger.info({ port: config.port, store: store.dialect, opening: services.lifecycle.openingCount() }, 'switchboard listening');
   // The owned instances open in the background, a bounded number at once (GET /health tells how many are left);
   // a stop meanwhile cuts it short and stops what opened.

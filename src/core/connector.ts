@@ -397,12 +397,18 @@ export interface Connector {
   readonly templates?: TemplatesModule;
 }
 
+/** A connection change as a connector reports it to its host. */
+export interface ConnectionReport {
+  state: ConnectionState;
+  ownerJid?: string | null;
+  profileName?: string | null;
+  reason?: string | null;
+  statusReason?: number;
+}
+
 /** What a connector reports back; the core stores it and emits the matching events. */
 export interface ConnectorHost {
-  connectionChanged(
-    instanceId: string,
-    change: { state: ConnectionState; ownerJid?: string | null; profileName?: string | null; reason?: string | null; statusReason?: number },
-  ): Promise<void>;
+  connectionChanged(instanceId: string, change: ConnectionReport): Promise<void>;
   qrUpdated(instanceId: string, qr: QrState): Promise<void>;
   messageReceived(instanceId: string, message: InboundMessage): Promise<void>;
   /** A receipt for a message; `detail` says why when the status is ERROR. */

@@ -7,7 +7,7 @@ import type { LabelKeeper } from '../instances/connector-host.js';
 import type { Db, Tx } from '../platform/store/types.js';
 import { inUnit } from '../platform/store/unit.js';
 import { timeOrderedId } from '../platform/util/time-ordered-id.js';
-import { keyedTurnBatch } from '../platform/util/turn-batch.js';
+import { groupedTurnBatch } from '../platform/util/turn-batch.js';
 import type { KnownAddressBook } from './known.js';
 
 export interface LabelBookDeps {
@@ -55,20 +55,10 @@ function labelIdsOf(stored: string): string[] {
  */
 export class LabelBook implements LabelKeeper {
   /** The stored labels of the instances synced in one turn (many connecting at once), read with one query. */
-  private readonly storedReads = keyedTurnBatch<StoredLabel[]>(async (ids) => {
-    const rows = await this.deps.db
-      .selectFrom('labels')
-      .select(['instance_id', 'label_id', 'name', 'color', 'predefined_id'])
-      .where('instance_id', 'in', ids)
-      .execute();
-    const byInstance = new Map<string, StoredLabel[]>();
-    for (const row of rows) {
-      const labels = byInstance.get(row.instance_id) ?? [];
-      if (labels.length === 0) byInstance.set(row.instance_id, labels);
-      labels.push(row);
-    }
-    return byInstance;
-  }, []);
+  private readonly storedReads = groupedTurnBatch(
+    (ids) => this.deps.db.selectFrom('labels').select(['instance_id', 'label_id', 'name', 'color', 'predefined_id']).where('instance_id', 'in', ids).execute(),
+    (row) => row.instance_id,
+  );
 
   constructor(private readonly deps: LabelBookDeps) {}
 
@@ -141,7 +131,7 @@ export class LabelBook implements LabelKeeper {
     // Synced at every connect, and mostly as stored: then nothing is written (a reconnect of many costs one read).
     if (sameLabels(await this.storedReads.call(instance.id), kept)) return;
     if (kept.length === 0) {
-      // No labels (most accounts, synced at every connect): one statement, no transaction around it.
+      // No labels left (the account's last ones went): one statement, no transaction around it.
       await this.deps.db.deleteFrom('labels').where('instance_id', '=', instance.id).execute();
       return;
     }

@@ -6,7 +6,7 @@ import { inUnit } from '../platform/store/unit.js';
 import { BatchCommit, GroupCommit } from '../platform/store/group-commit.js';
 import { ReportBatcher } from './report-batcher.js';
 import type { EventWriter } from '../events/writer.js';
-import type { ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
+import type { ConnectionReport, ConnectorHost, InboundMessage, LabelChange, MessageChange, Presence, QrState, SessionKeyStore } from '../core/connector.js';
 import type { EventName } from '../core/event-catalog.js';
 import type { Unit } from '../platform/store/unit.js';
 import type { MessageStatus } from '../core/message-status.js';
@@ -49,15 +49,6 @@ export interface LabelKeeper {
   changed(instance: Instance, change: LabelChange): Promise<void>;
 }
 
-/** A connection change as a connector reports it. */
-interface ReportedConnection {
-  state: ConnectionState;
-  ownerJid?: string | null;
-  profileName?: string | null;
-  reason?: string | null;
-  statusReason?: number;
-}
-
 /** Connection changes stored together at most (many instances opening at once). */
 const maxConnectionBatch = 2000;
 
@@ -71,7 +62,7 @@ export class InstanceConnectorHost implements ConnectorHost {
   private readonly reports: ReportBatcher;
   private readonly connectionListeners: ConnectionListener[] = [];
   /** Connection changes of all instances: those reported in one turn are stored in one transaction. */
-  private readonly connections: BatchCommit<{ instance: Instance; change: ReportedConnection }, Instance>;
+  private readonly connections: BatchCommit<{ instance: Instance; change: ConnectionReport }, Instance>;
 
   constructor(private readonly deps: ConnectorHostDeps) {
     this.commits = new GroupCommit(deps.db);
@@ -91,7 +82,7 @@ export class InstanceConnectorHost implements ConnectorHost {
     this.connectionListeners.push(listener);
   }
 
-  async connectionChanged(instanceId: string, change: ReportedConnection): Promise<void> {
+  async connectionChanged(instanceId: string, change: ConnectionReport): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
     const updated = await this.connections.submit({ instance, change });
@@ -100,7 +91,7 @@ export class InstanceConnectorHost implements ConnectorHost {
   }
 
   /** Stores connection changes (each passing the fence) with their `connection.update`, in one unit, in order. */
-  private async storeConnections(unit: Unit, changes: readonly { instance: Instance; change: ReportedConnection }[]): Promise<Instance[]> {
+  private async storeConnections(unit: Unit, changes: readonly { instance: Instance; change: ConnectionReport }[]): Promise<Instance[]> {
     await this.deps.fence?.checkMany(
       unit.tx,
       changes.map(({ instance }) => instance.id),

@@ -5,7 +5,7 @@ import type { Instance } from '../../core/instance.js';
 import type { Db } from '../../platform/store/db.js';
 import type { Unit } from '../../platform/store/unit.js';
 import { KeyedSerialQueue } from '../../platform/util/keyed-serial-queue.js';
-import { keyedTurnBatch } from '../../platform/util/turn-batch.js';
+import { groupedTurnBatch } from '../../platform/util/turn-batch.js';
 
 /** WhatsApp's label colours are a palette of 20, by index. */
 export const labelColours = 20;
@@ -33,24 +33,11 @@ export class SandboxLabels {
   /** One account's label changes run one at a time (a new label takes the next free id). */
   private readonly changes = new KeyedSerialQueue();
 
-  /** The labels of the accounts asked for in one turn (many opening at once), read with one query. */
-  private readonly reads = keyedTurnBatch<Label[]>(async (ids) => {
-    const rows = await this.db
-      .selectFrom('sandbox_labels')
-      .selectAll()
-      .where('instance_id', 'in', ids)
-      .orderBy('instance_id')
-      .orderBy('created_at')
-      .orderBy('label_id')
-      .execute();
-    const byInstance = new Map<string, Label[]>();
-    for (const row of rows) {
-      const labels = byInstance.get(row.instance_id) ?? [];
-      if (labels.length === 0) byInstance.set(row.instance_id, labels);
-      labels.push(labelOf(row));
-    }
-    return byInstance;
-  }, []);
+  /** The label rows of the accounts asked for in one turn (many opening at once), read with one query. */
+  private readonly reads = groupedTurnBatch(
+    (ids) => this.db.selectFrom('sandbox_labels').selectAll().where('instance_id', 'in', ids).orderBy('created_at').orderBy('label_id').execute(),
+    (row) => row.instance_id,
+  );
 
   constructor(private readonly db: Db) {}
 
@@ -82,8 +69,7 @@ export class SandboxLabels {
 
   /** The account's labels, oldest first. */
   async all(instanceId: string): Promise<Label[]> {
-    // A copy: one batch answers every caller of an instance with the same list.
-    return [...(await this.reads.call(instanceId))];
+    return (await this.reads.call(instanceId)).map(labelOf);
   }
 
   async has(instanceId: string, labelId: string): Promise<boolean> {

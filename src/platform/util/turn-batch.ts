@@ -55,3 +55,21 @@ export function keyedTurnBatch<Out>(read: (keys: string[]) => Promise<Map<string
     return keys.map((key) => (found.has(key) ? (found.get(key) as Out) : missing));
   }, maxBatch);
 }
+
+/** Rows by key gathered per turn: `read` answers the rows of the distinct keys asked, each caller gets its key's rows. */
+export function groupedTurnBatch<Row>(read: (keys: string[]) => Promise<Row[]>, keyOf: (row: Row) => string, maxBatch = 1000): TurnBatch<string, Row[]> {
+  return keyedTurnBatch<Row[]>(
+    async (keys) => {
+      const byKey = new Map<string, Row[]>();
+      for (const row of await read(keys)) {
+        const key = keyOf(row);
+        const rows = byKey.get(key);
+        if (rows) rows.push(row);
+        else byKey.set(key, [row]);
+      }
+      return byKey;
+    },
+    [],
+    maxBatch,
+  );
+}
