@@ -1,6 +1,6 @@
 // Calls made in one turn of the event loop are answered by one call on all of them, each caller its own result.
 import { describe, expect, it } from 'vitest';
-import { keyedTurnBatch, TurnBatch } from '../../../src/platform/util/turn-batch.js';
+import { groupedTurnBatch, keyedTurnBatch, TurnBatch } from '../../../src/platform/util/turn-batch.js';
 
 describe('TurnBatch', () => {
   it('hands the items asked for in one turn to one call, in order, and answers each caller its own result', async () => {
@@ -52,5 +52,27 @@ describe('keyedTurnBatch', () => {
     const answers = await Promise.all(['a', 'b', 'a', 'gone'].map((key) => batch.call(key)));
     expect(answers).toEqual(['value of a', 'value of b', 'value of a', null]);
     expect(reads).toEqual([['a', 'b', 'gone']]);
+  });
+});
+
+describe('groupedTurnBatch', () => {
+  it('answers each key its own rows, in the order read, and no rows for a key with none', async () => {
+    const reads: string[][] = [];
+    const batch = groupedTurnBatch(
+      async (keys) => {
+        reads.push(keys);
+        return [
+          { owner: 'a', n: 1 },
+          { owner: 'b', n: 2 },
+          { owner: 'a', n: 3 },
+        ].filter((row) => keys.includes(row.owner));
+      },
+      (row) => row.owner,
+    );
+    const [a, b, none] = await Promise.all([batch.call('a'), batch.call('b'), batch.call('none')]);
+    expect(a.map((row) => row.n)).toEqual([1, 3]);
+    expect(b.map((row) => row.n)).toEqual([2]);
+    expect(none).toEqual([]);
+    expect(reads).toEqual([['a', 'b', 'none']]);
   });
 });
