@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   }
   // A port in use stops the start here, before the store is opened or any connector started.
   await ensurePortFree(config.host, config.port);
-  const store = await openStore(config.databaseUri);
+  const store = await openStore(config.databaseUri, { poolSize: config.databasePoolSize });
   const services = createServices({
     config,
     logger,

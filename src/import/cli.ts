@@ -51,7 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     // Loaded only now: the whole service (connectors, media) is not needed for the usage text or a bad command line.
     ({ createServices } = await import('../services.js'));
-    store = await openStore(config.databaseUri);
+    store = await openStore(config.databaseUri, { poolSize: config.databasePoolSize });
   } catch (error) {
     await sources.close();
     throw error;

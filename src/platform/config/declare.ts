@@ -118,8 +118,8 @@ export function flag(options: Declared<boolean> & { default: boolean }): Setting
 }
 
 interface NumberDeclared extends Declared<number> {
-  /** In the variable's unit. */
-  default: number;
+  /** In the variable's unit (a computed default too). */
+  default: number | ComputedDefault<number>;
   /** Bounds in the variable's unit. */
   min: number;
   max: number;
@@ -130,10 +130,11 @@ interface NumberDeclared extends Declared<number> {
 function numeric(options: NumberDeclared, whole: boolean): Setting<number> {
   const { min, max, scale = 1 } = options;
   const kind = whole ? 'a whole number' : 'a number';
+  const given = options.default;
   return scalar({
     ...options,
-    default: options.default * scale,
-    defaultText: String(options.default),
+    default: given instanceof ComputedDefault ? new ComputedDefault(given.shown, (settingValue) => given.compute(settingValue) * scale) : given * scale,
+    defaultText: given instanceof ComputedDefault ? undefined : String(given),
     parse: (value, fallback, problem) => {
       const parsed = Number(value);
       const valid = whole ? Number.isInteger(parsed) : Number.isFinite(parsed);

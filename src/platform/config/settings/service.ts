@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { computed, decimal, flag, matching, optionalText, parsed, text, wholeNumber, withoutTrailingSlashes } from '../declare.js';
 import { logLevelFrom, type LogLevel } from '../log-level.js';
-import { schemaProblem } from '../../store/pg-uri.js';
+import { connectionLimitOf, connectionLimitProblem, schemaProblem } from '../../store/pg-uri.js';
 
 /** The global key opens every instance: as long as instance keys at least, and how to make one when it is not (never the key itself). */
 const minGlobalKeyLength = 16;
@@ -12,6 +12,18 @@ const strongGlobalKey = (key: string | undefined) =>
     : `must be at least ${minGlobalKeyLength} characters (got ${key.length}); make a strong one with \`openssl rand -hex 24\` or \`node -e "console.log(require('crypto').randomBytes(24).toString('hex'))"\``;
 
 const port = wholeNumber({ env: 'SERVER_PORT', default: 8080, min: 0, max: 65535, meaning: 'HTTP port.' });
+
+const databaseUri = text({
+  env: 'DATABASE_CONNECTION_URI',
+  default: 'file:./data/switchboard.db',
+  checks: [
+    matching(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)'),
+    (uri) => schemaProblem(uri),
+    (uri) => connectionLimitProblem(uri),
+  ],
+  meaning:
+    '`file:<path>` for SQLite or `postgres://…` for PostgreSQL (`?schema=<name>` keeps the tables in that schema, created if missing). Set on its own: moving `DATA_DIR` does not move the database.',
+});
 
 export const server = {
   port,
@@ -34,12 +46,14 @@ export const server = {
     default: false,
     meaning: 'Put the instance key into event envelopes (`apikey`). Off by default: events never carry credentials unless you opt in.',
   }),
-  databaseUri: text({
-    env: 'DATABASE_CONNECTION_URI',
-    default: 'file:./data/switchboard.db',
-    checks: [matching(/^(file:|postgres(ql)?:\/\/)/, 'must start with file: (SQLite) or postgres:// (PostgreSQL)'), (uri) => schemaProblem(uri)],
+  databaseUri,
+  databasePoolSize: wholeNumber({
+    env: 'DATABASE_POOL_SIZE',
+    default: computed('connection_limit of the URI, else 10', (settingValue) => Math.max(2, connectionLimitOf(settingValue(databaseUri)) ?? 10)),
+    min: 2,
+    max: 1000,
     meaning:
-      '`file:<path>` for SQLite or `postgres://…` for PostgreSQL (`?schema=<name>` keeps the tables in that schema, created if missing). Set on its own: moving `DATA_DIR` does not move the database.',
+      "PostgreSQL only: the most connections this node opens to the database (each node of a fleet opens its own, plus one that listens for signals; keep the sum under the server's max_connections). An Evolution URI's `connection_limit` is read when this is unset.",
   }),
   dataDir: text({
     env: 'DATA_DIR',
