@@ -42,10 +42,20 @@ export class SinkConfigs {
     private readonly signals?: Pick<StoreSignals, 'sendIn'>,
   ) {}
 
-  async load(): Promise<void> {
+  /**
+   * Reads every instance's settings (at start, and after signals may have been missed). An instance whose settings
+   * changed here while they were read keeps what it has: answered, to be read again.
+   */
+  async load(): Promise<string[]> {
+    const mark = this.localChanges.markAll();
     const rows = await this.db.selectFrom('event_sinks').selectAll().execute();
-    this.cache.clear();
-    for (const row of rows) this.remember(row.instance_id, row.sink as SinkKind, fromRow(row));
+    const again = new Set<string>();
+    for (const id of new Set([...this.cache.keys(), ...rows.map((row) => row.instance_id)])) {
+      if (this.localChanges.racedSinceAll(id, mark)) again.add(id);
+      else this.cache.delete(id);
+    }
+    for (const row of rows) if (!again.has(row.instance_id)) this.remember(row.instance_id, row.sink as SinkKind, fromRow(row));
+    return [...again];
   }
 
   /**
@@ -54,7 +64,7 @@ export class SinkConfigs {
    */
   follow(signals: StoreSignals, onError: (error: unknown) => void): () => void {
     return followChanges(signals, changesChannel, {
-      read: async (ids) => (ids === 'all' ? this.load().then(() => []) : this.refreshMany(ids)),
+      read: (ids) => (ids === 'all' ? this.load() : this.refreshMany(ids)),
       onError,
     });
   }

@@ -132,20 +132,44 @@ export class InstanceRegistry {
     private readonly signals: Pick<StoreSignals, 'sendIn' | 'sendEachIn'>,
   ) {}
 
-  async load(): Promise<void> {
+  /**
+   * Reads every instance (at start, and after signals may have been missed). An instance changed, created or deleted
+   * here while they were read keeps what this node knows of it: answered, to be read again.
+   */
+  async load(): Promise<string[]> {
+    const mark = this.localChanges.markAll();
     const rows = await this.db.selectFrom('instances').selectAll().execute();
-    const before = [...this.byId.keys()];
-    this.byName.clear();
-    this.byId.clear();
-    this.byKeyHash.clear();
-    this.byOwner.clear();
-    this.keys.clear();
-    for (const row of rows) this.rememberRow(row);
+    const again: string[] = [];
+    const read = new Set<string>();
+    const applied: string[] = [];
+    for (const row of rows) {
+      read.add(row.id);
+      if (this.localChanges.racedSinceAll(row.id, mark)) {
+        again.push(row.id);
+        continue;
+      }
+      const current = this.byId.get(row.id);
+      if (current) this.unindex(current);
+      this.rememberRow(row);
+      applied.push(row.id);
+    }
+    const gone: string[] = [];
+    for (const [id, instance] of [...this.byId]) {
+      if (read.has(id)) continue;
+      if (this.localChanges.racedSinceAll(id, mark)) {
+        again.push(id);
+        continue;
+      }
+      this.keys.delete(id);
+      this.unindex(instance);
+      gone.push(id);
+    }
     // Keys are opened on first use; one opened now fails the load as before when they were sealed with another key.
     const first = this.byId.values().next().value;
     if (first) this.apikeyOf(first);
-    for (const id of before) if (!this.byId.has(id)) this.told(id, undefined);
-    for (const row of rows) this.told(row.id, this.byId.get(row.id));
+    for (const id of gone) this.told(id, undefined);
+    for (const id of applied) this.told(id, this.byId.get(id));
+    return again;
   }
 
   /**
@@ -155,7 +179,7 @@ export class InstanceRegistry {
    */
   follow(signals: StoreSignals, onError: (error: unknown) => void): () => void {
     return followChanges(signals, changesChannel, {
-      read: async (ids) => (ids === 'all' ? this.load().then(() => []) : this.refreshMany(ids)),
+      read: (ids) => (ids === 'all' ? this.load() : this.refreshMany(ids)),
       onError,
       skipOwn: true,
     });
@@ -458,10 +482,11 @@ export class InstanceRegistry {
     this.unindex(instance);
   }
 
+  /** Takes the instance out of the indexes (an entry another instance holds now, after a read-back, stays). */
   private unindex(instance: Instance): void {
-    this.byName.delete(instance.name);
+    if (this.byName.get(instance.name)?.id === instance.id) this.byName.delete(instance.name);
     this.byId.delete(instance.id);
-    this.byKeyHash.delete(instance.apikeyHash);
+    if (this.byKeyHash.get(instance.apikeyHash)?.id === instance.id) this.byKeyHash.delete(instance.apikeyHash);
     if (instance.ownerJid && this.byOwner.get(instance.ownerJid)?.id === instance.id) this.byOwner.delete(instance.ownerJid);
   }
 }

@@ -4,6 +4,12 @@ import type { RowSink } from './unit.js';
 /** A point in the local changes of some ids, taken before they are read back. */
 export type ChangesMark = readonly number[];
 
+/** A point in the local changes of every id, taken before everything is read back. */
+export type AllChangesMark = ReadonlyMap<string, number>;
+
+/** How long a forgotten id's last count is kept: longer than any read-back takes. */
+const forgottenKeptMs = 10 * 60_000;
+
 /**
  * Counts the changes this node makes to cached rows, per id. A read-back of an id is stale when a change of it was
  * made while the read ran, or when a unit that changed the cache ahead of its commit is still open: such an id is
@@ -12,6 +18,8 @@ export type ChangesMark = readonly number[];
 export class LocalChanges {
   private readonly counts = new Map<string, number>();
   private readonly open = new Map<string, number>();
+  /** Ids forgotten (their rows deleted here), oldest first, with when: a read that began before still sees them change. */
+  private readonly forgotten = new Map<string, number>();
 
   /** `id`'s cached row was changed for `unit`, ahead of its commit: stale reads until the unit ends. */
   madeIn(unit: Pick<RowSink, 'afterCommit' | 'onRollback'>, id: string): void {
@@ -42,9 +50,29 @@ export class LocalChanges {
     return this.open.has(id) || (this.counts.get(id) ?? 0) !== mark[index];
   }
 
-  /** The id's row is gone: nothing more to count. */
-  forget(id: string): void {
-    if (!this.open.has(id)) this.counts.delete(id);
+  /** Taken before every row is read back (ids created here meanwhile are not known yet: any count of theirs is new). */
+  markAll(): AllChangesMark {
+    return new Map(this.counts);
+  }
+
+  /** Whether the read-back of `id`, in a read of every row marked before it, is stale (read it again). */
+  racedSinceAll(id: string, mark: AllChangesMark): boolean {
+    return this.open.has(id) || (this.counts.get(id) ?? 0) !== (mark.get(id) ?? 0);
+  }
+
+  /**
+   * The id's row is gone. Its removal counts as a change (a read that began before it must not bring the row back);
+   * its count is kept a while for such reads, then dropped.
+   */
+  forget(id: string, now = Date.now()): void {
+    this.bump(id);
+    this.forgotten.delete(id);
+    this.forgotten.set(id, now);
+    for (const [old, at] of this.forgotten) {
+      if (now - at < forgottenKeptMs) break;
+      this.forgotten.delete(old);
+      if (!this.open.has(old)) this.counts.delete(old);
+    }
   }
 
   private bump(id: string): void {
