@@ -24,40 +24,32 @@ export function isPostgresUri(uri: string): boolean {
   return uri.startsWith('postgres://') || uri.startsWith('postgresql://');
 }
 
+/** A query parameter of a PostgreSQL URI; null when absent, or when the text is not a URL (pg reports that itself). */
+function parameterOf(uri: string, name: string): string | null {
+  if (!isPostgresUri(uri)) return null;
+  try {
+    return new URL(uri).searchParams.get(name);
+  } catch {
+    return null;
+  }
+}
+
 /** What is wrong with the URI's `schema` parameter, as the phrase after the setting's name; undefined when nothing. */
 export function schemaProblem(uri: string): string | undefined {
-  if (!isPostgresUri(uri)) return undefined;
-  let schema: string | null;
-  try {
-    schema = new URL(uri).searchParams.get('schema');
-  } catch {
-    return undefined; // not a URL: pg reports its own error when connecting
-  }
+  const schema = parameterOf(uri, 'schema');
   if (schema === null || plainIdentifier.test(schema)) return undefined;
   return `has schema=${JSON.stringify(schema)}, which is not a plain schema name (use lower-case letters, digits and _, not starting with a digit, at most 63 characters)`;
 }
 
 /** The URI's `connection_limit` (Prisma's spelling of the pool size, found in Evolution's URIs), when given. */
 export function connectionLimitOf(uri: string): number | undefined {
-  if (!isPostgresUri(uri)) return undefined;
-  let limit: string | null;
-  try {
-    limit = new URL(uri).searchParams.get('connection_limit');
-  } catch {
-    return undefined;
-  }
+  const limit = parameterOf(uri, 'connection_limit');
   return limit !== null && /^[1-9][0-9]{0,3}$/.test(limit) ? Number(limit) : undefined;
 }
 
 /** What is wrong with the URI's `connection_limit` parameter, as the phrase after the setting's name; undefined when nothing. */
 export function connectionLimitProblem(uri: string): string | undefined {
-  if (!isPostgresUri(uri)) return undefined;
-  let limit: string | null;
-  try {
-    limit = new URL(uri).searchParams.get('connection_limit');
-  } catch {
-    return undefined;
-  }
+  const limit = parameterOf(uri, 'connection_limit');
   if (limit === null || connectionLimitOf(uri) !== undefined) return undefined;
   return `has connection_limit=${JSON.stringify(limit)}, which is not a whole number from 1 to 9999 (the most connections this node opens; or set DATABASE_POOL_SIZE)`;
 }
