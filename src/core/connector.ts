@@ -416,6 +416,7 @@ export interface ConnectorHost {
   /** A stored message was deleted for everyone or edited on the messenger (by its sender, or by this account elsewhere). */
   messageChanged(instanceId: string, change: MessageChange): Promise<void>;
   presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
+  /** The account logged out: its stored session removed, with the close state and LOGOUT_INSTANCE, in one unit. */
   loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
   saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;

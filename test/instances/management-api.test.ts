@@ -1,5 +1,5 @@
 // Instance management, authentication, settings, webhook/websocket configuration and errors, over HTTP on both stores.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkedSandbox, startApp, startReceiver, storeTargets, type TestApp } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -247,6 +247,30 @@ describe.each(targets)('API on $name', (target) => {
       expect((await t.api('GET', 'instance/connectionState/sbx-life')).body.instance.state).toBe('close');
       const session = await t.services.store.db.selectFrom('sessions').selectAll().where('instance_id', '=', created.body.instance.instanceId).execute();
       expect(session).toEqual([]);
+    });
+
+    it('a sandbox logout whose store write fails keeps the session and the link: nothing half done, no logout event', async () => {
+      const { id: instanceId } = await linkedSandbox(t, 'sbx-half', '5511900001212');
+      const hook = await t.api('POST', 'webhook/set/sbx-half', {
+        body: { webhook: { enabled: true, url: `${receiver.url}/half`, events: ['LOGOUT_INSTANCE', 'CONNECTION_UPDATE'] } },
+      });
+      expect(hook.status).toBe(201);
+      const sessionOf = () => t.services.store.db.selectFrom('sessions').select('instance_id').where('instance_id', '=', instanceId).execute();
+      expect(await sessionOf()).toHaveLength(1);
+      const registry = t.services.registry;
+      const failing = vi.spyOn(registry, 'updateConnection').mockRejectedValueOnce(new Error('store write failed (injected)'));
+      try {
+        const logout = await t.api('DELETE', 'instance/logout/sbx-half');
+        expect(logout.status).toBeGreaterThanOrEqual(500);
+      } finally {
+        failing.mockRestore();
+      }
+      expect(await sessionOf()).toHaveLength(1);
+      // Still linked in the store: opened again (a restart) it comes back with its account.
+      const row = await t.services.store.db.selectFrom('instances').select('owner_jid').where('id', '=', instanceId).executeTakeFirstOrThrow();
+      expect(row.owner_jid).toBe('5511900001212@s.whatsapp.net');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.of('logout.instance', 'sbx-half')).toEqual([]);
     });
 
     it('runs an EVOLUTION instance as upstream: open at once, sends recorded and announced, nothing delivered', async () => {

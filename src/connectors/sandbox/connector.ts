@@ -141,12 +141,12 @@ export class SandboxConnector implements Connector {
     const picture = readSession(await this.network.host.loadSession(this.instanceId))?.pictureFile;
     this.shutDown();
     this.network.detach(this);
-    await this.network.host.saveSession(this.instanceId, null);
-    // The account is gone, and its picture with it.
+    // The session goes in the same unit as the logout's state and events (a crash between two units left the account
+    // unlinked with no event); the picture and codes after it (a crash there leaves a file behind, nothing more).
+    await this.network.host.loggedOut(this.instanceId);
     if (picture) await this.network.pictures.remove(picture);
     await this.network.codes.removeAllOf(this.instanceId);
     this.logger.info('sandbox instance logged out');
-    await this.network.host.loggedOut(this.instanceId);
   }
 
   state(): ConnectionState {
