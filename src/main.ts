@@ -61,16 +61,16 @@ async function main(): Promise<void> {
     await ready.catch(() => undefined);
     return giveUp(error);
   });
-  // Fastify's own start (its plugins' remaining work, the routes' schemas compiled) also goes on beside the store work.
-  const appFailure = await Promise.all([app.ready(), ready.catch(() => undefined)]).then(
-    () => undefined,
-    (error: unknown) => ({ error }),
-  );
+  // Fastify's own start (its plugins' remaining work, the routes' schemas compiled) also goes on beside the store work;
+  // its failure is handled once that work is done (below).
+  const appReady = new Promise<void>((resolve, reject) => app.ready((error) => (error ? reject(error) : resolve())));
+  appReady.catch(() => undefined);
   await ready.catch(async (error: unknown) => {
+    await appReady.catch(() => undefined);
     await app.close();
     return giveUp(error);
   });
-  if (appFailure) await giveUp(appFailure.error);
+  await appReady.catch(giveUp);
   // Taken between the check and now: reported as the check would have.
   await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => giveUp(listenFailure(error, config.host, config.port)));
   logger.info({ port: config.port, store: store.dialect, opening: services.lifecycle.openingCount() }, 'switchboard listening');
