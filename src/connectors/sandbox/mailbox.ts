@@ -77,6 +77,16 @@ export class SandboxMailbox {
     return rows.map((row) => withLetters.has(row.instance_id));
   });
 
+  /** Live rows withdrawn in one turn (a node stopping, its instances closing at once) go in one statement. */
+  private readonly withdrawals = new TurnBatch<string, void>(async (instanceIds) => {
+    await this.deps.db
+      .deleteFrom('sandbox_live')
+      .where('instance_id', 'in', [...new Set(instanceIds)])
+      .where('incarnation', '=', this.deps.incarnation)
+      .execute();
+    return instanceIds.map(() => undefined);
+  });
+
   constructor(private readonly deps: MailboxDeps) {
     if (!deps.fleet) return;
     deps.signals.listen(mailChannel, (instanceId) => {
@@ -107,9 +117,7 @@ export class SandboxMailbox {
   /** The instance's connector here closed: its row goes (unless another node has written its own since). */
   withdraw(instanceId: string): Promise<void> {
     if (!this.deps.fleet) return Promise.resolve();
-    return this.writeRow(instanceId, async () => {
-      await this.deps.db.deleteFrom('sandbox_live').where('instance_id', '=', instanceId).where('incarnation', '=', this.deps.incarnation).execute();
-    });
+    return this.writeRow(instanceId, () => this.withdrawals.call(instanceId));
   }
 
   /** The instance as a party when it is live and linked on another node that is alive, else null. */
