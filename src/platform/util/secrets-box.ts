@@ -1,9 +1,13 @@
 // Seals secrets kept in the store (instance keys, provider tokens) with AES-256-GCM under the service's secrets key.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 export class SecretsBox {
-  constructor(private readonly key: Buffer) {
+  /** The key imported once (a raw key is imported again by every cipher: a fifth of the time of opening a short secret). */
+  private readonly key: KeyObject;
+
+  constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('secrets key must be 32 bytes');
+    this.key = createSecretKey(key);
   }
 
   seal(plain: string): string {
