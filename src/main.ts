@@ -46,9 +46,9 @@ async function main(): Promise<void> {
     globalApiKey: global.key,
     secretsKey: resolveSecretsKey(config.dataDir, config.secretsKey),
   });
-  // Store state and workers, then this node's share of the instances (store round trips, no instance opened before the
-  // node listens), while the HTTP server is built (work of this process): neither waits for the other.
-  const ready = services.prepare().then(() => services.takeShare());
+  // Store state, workers and this node's share of the instances (store round trips, no instance opened before the node
+  // listens), while the HTTP server is built (work of this process): neither waits for the other.
+  const ready = services.prepare();
   // Its failure is handled once the server is built (below): not an unhandled rejection meanwhile.
   ready.catch(() => undefined);
   /** A start that fails here stops what started (no connector yet) and closes the store, then reports `error`. */

@@ -121,15 +121,14 @@ export interface Services {
   websocket: WebsocketSink;
   /** What the sinks add to instance creation. */
   sinkCreation: SinkCreation;
-  /** Loads state, starts workers, takes this node's share of the instances and opens them (the three steps below). */
+  /** Loads state, starts workers, takes this node's share of the instances and opens them (the two steps below). */
   start(): Promise<void>;
   /**
-   * Everything but the instances: the store's state loaded, this node registered, workers and sinks started. The
-   * process builds its HTTP server after this, then calls `takeShare`, listens, and calls `openInstances`.
+   * Everything but opening the instances: this node registered, the store's state loaded, workers and sinks started,
+   * and this node's share of the instances taken (all of them on a one-node store), none opened yet. The process
+   * builds its HTTP server meanwhile, listens, and then calls `openInstances`.
    */
   prepare(): Promise<void>;
-  /** Takes this node's share of the instances (all of them on a one-node store); opens none yet. */
-  takeShare(): Promise<void>;
   /** Opens the instances this node owns, a bounded number at once; resolves when all started (or a stop cut it short). */
   openInstances(): Promise<void>;
   /** Stops workers and connections (the store stays open). */
@@ -436,7 +435,6 @@ export function createServices({
     sinkCreation: eventSinks.creation,
     async start() {
       await this.prepare();
-      await this.takeShare();
       await this.openInstances();
     },
     async prepare() {
@@ -446,13 +444,19 @@ export function createServices({
         const failed = (what: string) => (error: unknown) => logger.warn({ err: error }, `reading back ${what} changed elsewhere failed; trying again`);
         following.push(registry.follow(store.signals, failed('instances')), sinks.follow(store.signals, failed('event settings')));
       }
-      await registry.load();
-      await sinks.load();
-      for (const sink of eventSinks.list) await sink.start?.();
-      workers.start();
-      retention.start();
+      const loadState = async () => {
+        await registry.load();
+        await sinks.load();
+        for (const sink of eventSinks.list) await sink.start?.();
+        workers.start();
+        retention.start();
+      };
+      // The share is claimed while the state is read: store round trips side by side (a restart with thousands of
+      // instances spends as long reading them as claiming them). What is claimed waits for openInstances to open.
+      const [loaded, claimed] = await Promise.allSettled([loadState(), lifecycle.takeShare()]);
+      if (loaded.status === 'rejected') throw loaded.reason;
+      if (claimed.status === 'rejected') throw claimed.reason;
     },
-    takeShare: () => lifecycle.takeShare(),
     openInstances: () => lifecycle.openOwned(),
     async stop() {
       for (const stop of following.splice(0)) stop();
