@@ -246,24 +246,29 @@ export class InstanceConnectorHost implements ConnectorHost {
     });
   }
 
-  async loggedOut(instanceId: string): Promise<void> {
+  async loggedOut(instanceId: string, options: { withSessionKeys?: boolean } = {}): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
     await this.tellConnection(instanceId, 'close');
-    await inUnit(this.deps.db, async (unit) => {
-      await this.deps.fence?.check(unit.tx, instanceId);
-      await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
-      const next = await this.deps.registry.updateConnection(unit, instance, {
-        status: 'close',
-        ownerJid: null,
-        profileName: null,
-        profilePicUrl: null,
-        disconnectionReason: 'logged out',
+    const logout = () =>
+      inUnit(this.deps.db, async (unit) => {
+        await this.deps.fence?.check(unit.tx, instanceId);
+        await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
+        if (options.withSessionKeys) await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
+        const next = await this.deps.registry.updateConnection(unit, instance, {
+          status: 'close',
+          ownerJid: null,
+          profileName: null,
+          profilePicUrl: null,
+          disconnectionReason: 'logged out',
+        });
+        const source = this.source(instance);
+        this.deps.events.emit(unit, source, 'LOGOUT_INSTANCE', null);
+        this.deps.events.emit(unit, source, 'CONNECTION_UPDATE', { instance: next.name, state: 'close', statusReason: 401 });
       });
-      const source = this.source(instance);
-      this.deps.events.emit(unit, source, 'LOGOUT_INSTANCE', null);
-      this.deps.events.emit(unit, source, 'CONNECTION_UPDATE', { instance: next.name, state: 'close', statusReason: 401 });
-    });
+    // Session keys: after the key writes asked for before (queued per instance), so none lands after the logout.
+    if (options.withSessionKeys) await this.deps.sessions.afterKeyWrites(instanceId, logout);
+    else await logout();
     this.deps.logger.info({ instance: instance.name }, 'instance logged out');
   }
 

@@ -43,6 +43,11 @@ export class SessionStore {
     });
   }
 
+  /** Runs `work` after every key write of the instance asked for before it (and before those asked for after). */
+  afterKeyWrites<T>(instanceId: string, work: () => Promise<T>): Promise<T> {
+    return this.keyWrites.run(instanceId, work);
+  }
+
   readonly keys: SessionKeyStore = {
     get: async (instanceId, type, ids) => {
       if (ids.length === 0) return {};

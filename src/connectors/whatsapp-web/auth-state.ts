@@ -122,9 +122,3 @@ export async function loadStoreAuth(host: ConnectorHost, instanceId: string, log
     },
   };
 }
-
-/** Deletes everything stored for the session (creds and keys). */
-export async function forgetStoredAuth(host: ConnectorHost, instanceId: string): Promise<void> {
-  await host.sessionKeys.clear(instanceId);
-  await host.saveSession(instanceId, null);
-}

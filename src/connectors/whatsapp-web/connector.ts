@@ -20,7 +20,7 @@ import {
 } from '../../core/connector.js';
 import type { ConnectionState, Instance, Settings } from '../../core/instance.js';
 import type { Logger } from '../../platform/logger.js';
-import { forgetStoredAuth, loadStoreAuth, type StoreAuth } from './auth-state.js';
+import { loadStoreAuth, type StoreAuth } from './auth-state.js';
 import { delayFor } from '../../platform/util/backoff.js';
 import { checkNumbers } from './contacts.js';
 import { classifyClose, type CloseContext, type CloseDecision } from './disconnect.js';
@@ -157,11 +157,12 @@ export class WhatsAppWebConnector implements Connector {
         }
       }
       await this.shutDown();
+      // No key write is asked for after this; the session and its keys go in the logout's own unit (a crash between
+      // two units left the account unlinked, still 'open', with no event).
       this.auth?.close();
       this.auth = null;
-      await forgetStoredAuth(this.host, this.instance.id);
+      await this.host.loggedOut(this.instance.id, { withSessionKeys: true });
       this.log.info('logged out; session forgotten');
-      await this.host.loggedOut(this.instance.id);
     });
   }
 
@@ -582,9 +583,8 @@ export class WhatsAppWebConnector implements Connector {
     await this.shutDown();
     this.auth?.close();
     this.auth = null;
-    await forgetStoredAuth(this.host, this.instance.id);
     await this.reportClosedStatus(decision);
-    await this.host.loggedOut(this.instance.id);
+    await this.host.loggedOut(this.instance.id, { withSessionKeys: true });
   }
 
   private async reportClosedStatus(decision: CloseDecision): Promise<void> {

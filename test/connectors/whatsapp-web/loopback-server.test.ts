@@ -646,6 +646,25 @@ describe.each(targets)('the session in the store ($name)', (target) => {
     expect(w.mock.last.isLogin).toBe(false);
     expect(w.mock.last.clientStatic!.equals(live.clientStatic!)).toBe(false);
   });
+
+  it('forgets the session with the logout itself: a logout that could not be stored leaves creds and keys whole', async () => {
+    const w = await world();
+    const connector = w.connector();
+    await link(w, connector);
+    await waitFor(async () => (await w.keyRows()) > 0, 10_000, { what: 'keys stored', intervalMs: 25 });
+    const keysBefore = await w.keyRows();
+    const failing = vi.spyOn(w.services.registry, 'updateConnection').mockRejectedValueOnce(new Error('store write failed (injected)'));
+
+    await expect(connector.logout()).rejects.toThrow('store write failed (injected)');
+    failing.mockRestore();
+
+    // Nothing of the logout was stored (before, creds and keys were deleted in units of their own, ahead of it: a
+    // crash there left an account unlinked, stored as open, with no LOGOUT_INSTANCE).
+    expect(await w.sessionRow()).toMatchObject({ kind: 'whatsapp-web', creds: { me: { id: `${PHONE}:7@s.whatsapp.net` } } });
+    expect(await w.keyRows()).toBeGreaterThanOrEqual(keysBefore);
+    expect(await w.outboxEvents()).not.toContain('LOGOUT_INSTANCE');
+    expect(w.services.registry.byInstanceId(w.instance.id)).toMatchObject({ ownerJid: `${PHONE}@s.whatsapp.net` });
+  });
 });
 
 describe('closes and reconnects', () => {
