@@ -7,8 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // The manager page the browser tests open is built once here when missing or stale.
-    globalSetup: ['./test/support/manager-build.ts'],
+    // The manager page the browser tests open is built once here when missing or stale; a certificate authority for
+    // the tests' TLS servers is made and trusted by every test process.
+    globalSetup: ['./test/support/manager-build.ts', './test/support/test-ca.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -1,9 +1,19 @@
-// Real proxy servers on loopback for tests: an HTTP CONNECT proxy (the `proxy` package) and a SOCKS5 server
-// (@pondwader/socks5-server), each optionally asking for credentials and recording where it was asked to connect.
+// Real proxy servers on loopback for tests: an HTTP CONNECT proxy (the `proxy` package), the same behind TLS (an
+// HTTPS proxy), a SOCKS5 server (@pondwader/socks5-server), each optionally asking for credentials, and a SOCKS4-only
+// Dante server (Debian's dante-server); each records where it was asked to connect.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { join } from 'node:path';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createProxy } from 'proxy';
 import { createServer as createSocksServer } from '@pondwader/socks5-server';
+import { serviceAvailable } from './required-services.js';
+import { testTlsDirVariable } from './test-ca.js';
+import { freePort } from './service-process.js';
+import { waitFor } from './wait.js';
 
 export interface TestProxy {
   port: number;
@@ -22,10 +32,32 @@ export interface ProxyOptions {
 }
 
 /** An HTTP proxy (CONNECT tunnels and plain requests) on 127.0.0.1. */
-export async function startHttpProxy(options: ProxyOptions = {}): Promise<TestProxy> {
+export function startHttpProxy(options: ProxyOptions = {}): Promise<TestProxy> {
+  return startConnectProxy(createServer(), options);
+}
+
+/**
+ * The test certificate authority's files (test/support/test-ca.ts), or null when it could not be made here: then a
+ * loud skip, or a failure under REQUIRE_SERVICES=1.
+ */
+export function testTls(): { key: Buffer; cert: Buffer } | null {
+  const dir = process.env[testTlsDirVariable];
+  const problem = dir ? null : 'no certificate authority was made for this run (openssl missing?)';
+  if (!serviceAvailable('a test certificate authority', 'openssl', problem, 'HTTPS proxy tests')) return null;
+  return { key: readFileSync(join(dir as string, 'server.key')), cert: readFileSync(join(dir as string, 'server.pem')) };
+}
+
+/**
+ * An HTTPS proxy on 127.0.0.1: the HTTP proxy behind TLS (the client speaks TLS to the proxy, then CONNECT), with a
+ * certificate of the test certificate authority, which every test process trusts.
+ */
+export function startHttpsProxy(tls: { key: Buffer; cert: Buffer }, options: ProxyOptions = {}): Promise<TestProxy> {
+  return startConnectProxy(createHttpsServer(tls), options);
+}
+
+async function startConnectProxy(server: Server, options: ProxyOptions): Promise<TestProxy> {
   const seen: string[] = [];
   let refused = 0;
-  const server: Server = createServer();
   // Registered before the proxy's own listeners: sees every request first.
   server.on('connect', (req) => seen.push(req.url ?? ''));
   server.on('request', (req) => seen.push(new URL(req.url ?? '/', 'http://unknown').host));
@@ -101,4 +133,72 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+const danted = '/usr/sbin/danted';
+
+/** Whether Dante can be started here: else a loud skip, or a failure under REQUIRE_SERVICES=1. */
+export function danteAvailable(): boolean {
+  const problem = existsSync(danted) ? null : 'not installed (Debian: apt-get install dante-server)';
+  return serviceAvailable('the Dante SOCKS server', danted, problem, 'SOCKS4 proxy tests');
+}
+
+/**
+ * Debian's Dante server on 127.0.0.1, in the foreground, speaking SOCKS4 only (a SOCKS5 client is refused), no
+ * credentials; what it was asked to connect to is read from its log.
+ */
+export async function startSocks4Proxy(): Promise<TestProxy> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sb-dante-'));
+  const config = join(dir, 'danted.conf');
+  writeFileSync(
+    config,
+    [
+      'logoutput: stderr',
+      `internal: 127.0.0.1 port = ${port}`,
+      'external: 127.0.0.1',
+      'clientmethod: none',
+      'socksmethod: none',
+      'user.privileged: root',
+      'user.unprivileged: nobody',
+      'client pass {',
+      '  from: 127.0.0.0/8 to: 0.0.0.0/0',
+      '}',
+      'socks pass {',
+      '  from: 127.0.0.0/8 to: 0.0.0.0/0',
+      '  protocol: tcp',
+      '  command: connect',
+      '  proxyprotocol: socks_v4',
+      '  log: connect',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(danted, ['-f', config, '-N', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const seen: string[] = [];
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+    // "pass(1): tcp/connect [: <client> <proxy> -> <proxy's side> <destination>", addresses as host.port
+    for (const match of chunk.toString().matchAll(/tcp\/connect \[: \S+ \S+ -> \S+ (\S+)\.(\d+)/g)) seen.push(`${match[1]}:${match[2]}`);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`danted exited at start: ${log}`);
+      return /running/.test(log);
+    },
+    10_000,
+    { what: () => `danted to start: ${log}` },
+  );
+  return {
+    port,
+    seen,
+    refused: 0,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,12 +1,13 @@
 // A WHATSAPP-BUSINESS instance behind a proxy: its Graph calls and the media URLs of its sends go through real HTTP
-// CONNECT and SOCKS5 proxies on loopback (with credentials); wrong credentials and an unreachable proxy say so.
+// CONNECT, HTTPS (CONNECT over TLS) and SOCKS5 proxies on loopback (with credentials) and a SOCKS4 one; wrong
+// credentials and an unreachable proxy say so.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, startReceiver, storeTargets, type Receiver, type TestApp } from '../../support/harness.js';
 import { capturedLogger } from '../../support/captured-logger.js';
-import { startHttpProxy, startSocksProxy, type TestProxy } from '../../support/proxies.js';
+import { danteAvailable, startHttpProxy, startHttpsProxy, startSocks4Proxy, startSocksProxy, testTls, type TestProxy } from '../../support/proxies.js';
 import { uniqueName } from '../../support/unique.js';
 import { sleep, waitFor } from '../../support/wait.js';
 
@@ -102,9 +103,11 @@ describe.each(targets)('WHATSAPP-BUSINESS through a proxy on $name', (target) =>
       return name;
     };
 
-    for (const kind of ['http', 'socks5'] as const) {
-      it(`sends text and a media URL through a ${kind} proxy that asks for credentials`, async () => {
-        const proxy = kind === 'http' ? await startHttpProxy({ auth }) : await startSocksProxy({ auth });
+    const tls = testTls();
+    for (const kind of ['http', 'https', 'socks5'] as const) {
+      it.skipIf(kind === 'https' && !tls)(`sends text and a media URL through a ${kind} proxy that asks for credentials`, async () => {
+        const proxy =
+          kind === 'http' ? await startHttpProxy({ auth }) : kind === 'https' && tls ? await startHttpsProxy(tls, { auth }) : await startSocksProxy({ auth });
         proxies.push(proxy);
         const name = await business({
           proxyHost: '127.0.0.1',
@@ -134,6 +137,21 @@ describe.each(targets)('WHATSAPP-BUSINESS through a proxy on $name', (target) =>
         expect(proxy.refused).toBe(0);
       });
     }
+
+    it.skipIf(!danteAvailable())('sends text and a media URL through a SOCKS4 proxy (Dante, which refuses SOCKS5)', async () => {
+      const proxy = await startSocks4Proxy();
+      proxies.push(proxy);
+      const name = await business({ proxyHost: '127.0.0.1', proxyPort: String(proxy.port), proxyProtocol: 'socks4' });
+      const before = graph.calls.length;
+
+      const text = await t.api('POST', `message/sendText/${name}`, { body: { number: '5511912345678', text: 'through socks4' } });
+      expect(text.status, JSON.stringify(text.body)).toBe(201);
+      const photo = await t.api('POST', `message/sendMedia/${name}`, { body: { number: '5511912345678', mediatype: 'image', media: media.url } });
+      expect(photo.status, JSON.stringify(photo.body)).toBe(201);
+
+      await waitFor(() => graph.calls.length >= before + 3, 10_000, { what: () => `graph calls ${graph.calls.slice(before).join(', ')}` });
+      await waitFor(() => proxy.seen.includes(graph.host) && proxy.seen.includes(media.host), 5_000, { what: () => `Dante's log: ${proxy.seen}` });
+    });
 
     it('fails clearly when the proxy refuses the credentials: the media send is a 400, the instance says why', async () => {
       const proxy = await startHttpProxy({ auth });

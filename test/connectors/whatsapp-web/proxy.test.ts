@@ -23,7 +23,7 @@ import { downloadMedia } from '../../../src/connectors/whatsapp-web/message-acti
 import { sharedProxyDispatcher } from '../../../src/platform/net/proxy-dispatcher.js';
 import { encryptMedia } from '../../../src/media/crypto.js';
 import { RecordingHost } from '../../support/recording-host.js';
-import { startHttpProxy, startSocksProxy, type TestProxy } from '../../support/proxies.js';
+import { danteAvailable, startHttpProxy, startHttpsProxy, startSocks4Proxy, startSocksProxy, testTls, type TestProxy } from '../../support/proxies.js';
 import { waitFor } from '../../support/wait.js';
 
 const PASSWORD = 'wa-proxy-pw-K3y';
@@ -171,6 +171,39 @@ describe('the WhatsApp Web connector behind a proxy (at the Baileys boundary)', 
     await w.services.proxies.set(w.instance, { enabled: false });
     await w.connector.proxyChanged?.();
     expect(w.sockets[3].config.agent).toBeUndefined();
+  });
+
+  const tls = testTls();
+  it.skipIf(!tls)('hands Baileys an agent that speaks TLS to an HTTPS proxy, then CONNECT', async () => {
+    const proxy = await proxied(() => startHttpsProxy(tls as { key: Buffer; cert: Buffer }, { auth }));
+    const w = await world();
+    await w.services.proxies.set(w.instance, {
+      enabled: true,
+      host: '127.0.0.1',
+      port: String(proxy.port),
+      protocol: 'https',
+      username: 'wa',
+      password: PASSWORD,
+    });
+    await w.connector.start();
+    const agent = w.sockets[0].config.agent;
+    expect((agent as HttpsProxyAgent<string>).proxy.href).toBe(`https://127.0.0.1:${proxy.port}/`);
+    const target = await startTarget();
+    expect(await getThrough(agent as HttpAgent, target.port)).toBe('reached');
+    expect(proxy.seen).toContain(`127.0.0.1:${target.port}`);
+    expect(proxy.refused).toBe(0);
+  });
+
+  it.skipIf(!danteAvailable())('hands Baileys a SOCKS4 agent that a SOCKS4-only server (Dante) accepts', async () => {
+    const proxy = await proxied(() => startSocks4Proxy());
+    const w = await world();
+    await w.services.proxies.set(w.instance, { enabled: true, host: '127.0.0.1', port: String(proxy.port), protocol: 'socks4' });
+    await w.connector.start();
+    const agent = w.sockets[0].config.agent;
+    expect(agent).toBeInstanceOf(SocksProxyAgent);
+    const target = await startTarget();
+    expect(await getThrough(agent as HttpAgent, target.port)).toBe('reached');
+    await waitFor(() => proxy.seen.includes(`127.0.0.1:${target.port}`), 5_000, { what: () => `Dante's log: ${proxy.seen}` });
   });
 
   it('says why when the proxy cannot be reached: connecting, with the reason, in the state and in connection.update', async () => {
