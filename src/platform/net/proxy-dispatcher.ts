@@ -1,7 +1,7 @@
 // An undici dispatcher that sends every request through an instance's proxy (HTTP CONNECT or SOCKS), guarded.
 import { isIP } from 'node:net';
 import { socksConnector } from 'fetch-socks';
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { Agent, Pool, ProxyAgent, type Dispatcher } from 'undici';
 import type { ProxySettings } from '../../core/proxy.js';
 import { ForbiddenAddressError, isForbiddenAddress, type AddressPolicy } from './address-policy.js';
 import { createGuardedLookup } from './guarded-dispatcher.js';
@@ -42,6 +42,20 @@ function guardedAddress(host: string, policy: AddressPolicy): Promise<string> {
 }
 
 /**
+ * The connections to an HTTP(S) proxy itself. An https proxy given by IP address is reached with no TLS server name
+ * (RFC 6066 allows none for an address; Node warns when one is set, and undici sets the proxy's host): its certificate
+ * is still checked against the address.
+ */
+function proxyConnections(origin: URL | string, options: Pool.Options): Dispatcher {
+  const connect = options.connect;
+  if (typeof connect !== 'function') return new Pool(origin, options);
+  return new Pool(origin, {
+    ...options,
+    connect: (target, callback) => connect(isIP(target.hostname) ? { ...target, servername: undefined } : target, callback),
+  });
+}
+
+/**
  * A dispatcher for undici's request/fetch that tunnels every request through the proxy: HTTP and HTTPS proxies with
  * CONNECT (undici's ProxyAgent, for http and https destinations alike), SOCKS4 and SOCKS5 with the `socks` client
  * (fetch-socks); destination names are resolved by the proxy. The connection to the proxy itself goes through the
@@ -53,6 +67,7 @@ function createProxyDispatcher(proxy: ProxySettings, policy: AddressPolicy): Dis
     const token = basicAuthorization(proxy);
     return new ProxyAgent({
       uri: proxyOrigin(proxy),
+      clientFactory: proxyConnections,
       ...(token ? { token } : {}),
       proxyTls: { lookup: createGuardedLookup(policy), timeout: proxyConnectTimeoutMs },
       connect: { timeout: proxyConnectTimeoutMs },
