@@ -40,18 +40,25 @@ export function startHttpProxy(options: ProxyOptions = {}): Promise<TestProxy> {
  * The test certificate authority's files (test/support/test-ca.ts), or null when it could not be made here: then a
  * loud skip, or a failure under REQUIRE_SERVICES=1.
  */
-export function testTls(): { key: Buffer; cert: Buffer } | null {
+export function testTls(): (TlsFiles & { untrusted: TlsFiles }) | null {
   const dir = process.env[testTlsDirVariable];
   const problem = dir ? null : 'no certificate authority was made for this run (openssl missing?)';
   if (!serviceAvailable('a test certificate authority', 'openssl', problem, 'HTTPS proxy tests')) return null;
-  return { key: readFileSync(join(dir as string, 'server.key')), cert: readFileSync(join(dir as string, 'server.pem')) };
+  const read = (name: string) => ({ key: readFileSync(join(dir as string, `${name}.key`)), cert: readFileSync(join(dir as string, `${name}.pem`)) });
+  // `untrusted`: self-signed, a certificate no test process trusts.
+  return { ...read('server'), untrusted: read('untrusted') };
+}
+
+export interface TlsFiles {
+  key: Buffer;
+  cert: Buffer;
 }
 
 /**
  * An HTTPS proxy on 127.0.0.1: the HTTP proxy behind TLS (the client speaks TLS to the proxy, then CONNECT), with a
  * certificate of the test certificate authority, which every test process trusts.
  */
-export function startHttpsProxy(tls: { key: Buffer; cert: Buffer }, options: ProxyOptions = {}): Promise<TestProxy> {
+export function startHttpsProxy(tls: TlsFiles, options: ProxyOptions = {}): Promise<TestProxy> {
   return startConnectProxy(createHttpsServer(tls), options);
 }
 

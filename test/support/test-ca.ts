@@ -5,7 +5,10 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Where the files are (`ca.pem`, and `server.pem` / `server.key` for 127.0.0.1 and localhost); unset without openssl. */
+/**
+ * Where the files are (`ca.pem`; `server.pem` / `server.key` for 127.0.0.1 and localhost, signed by it; and
+ * `untrusted.pem` / `untrusted.key`, self-signed for the same); unset without openssl.
+ */
 export const testTlsDirVariable = 'SWITCHBOARD_TEST_TLS_DIR';
 
 const prefix = 'sb-test-ca-';
@@ -17,22 +20,26 @@ export default function setup(): () => void {
     openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Switchboard test CA');
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
     writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+    const sign = ['-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'server.ext'];
+    openssl('x509', '-req', '-in', 'server.csr', '-out', 'server.pem', ...sign);
+    // And one nobody trusts: self-signed, for the same addresses.
+    const names = 'subjectAltName=IP:127.0.0.1,DNS:localhost';
     openssl(
-      'x509',
-      '-req',
-      '-in',
-      'server.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'untrusted.key',
       '-out',
-      'server.pem',
+      'untrusted.pem',
       '-days',
       '2',
-      '-extfile',
-      'server.ext',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      names,
     );
     process.env.NODE_EXTRA_CA_CERTS = join(dir, 'ca.pem');
     process.env[testTlsDirVariable] = dir;

@@ -24,12 +24,26 @@ const unreachableCodes: Record<string, string> = {
   ENETUNREACH: 'is unreachable',
 };
 
+/** Node's codes for a TLS certificate it did not accept. */
+const untrustedCertificateCodes = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /**
  * What a proxy failure is: the proxy cannot be reached (it may come back by itself: worth probing), it refuses the
- * credentials or its address is not allowed (until the proxy is changed), or it could not reach the destination (the
- * proxy works; the destination did not answer through it).
+ * credentials, its address is not allowed or (an https proxy) its certificate is not trusted (until the proxy or the
+ * node's trust is changed), or it could not reach the destination (the proxy works; the destination did not answer
+ * through it).
  */
-export type ProxyFailureKind = 'unreachable' | 'credentials' | 'forbidden' | 'destination';
+export type ProxyFailureKind = 'unreachable' | 'credentials' | 'forbidden' | 'certificate' | 'destination';
 
 /** Why a request through `proxy` failed, when the proxy is the cause; null when it is something else. */
 export function proxyFailureKindOf(
@@ -42,15 +56,18 @@ export function proxyFailureKindOf(
     ? 'credentials'
     : / outbound requests may not use /.test(message)
       ? 'forbidden'
-      : / could not (open a tunnel to|reach) the destination/.test(message)
-        ? 'destination'
-        : 'unreachable';
+      : / a certificate this node does not trust /.test(message)
+        ? 'certificate'
+        : / could not (open a tunnel to|reach) the destination/.test(message)
+          ? 'destination'
+          : 'unreachable';
   return { kind, message };
 }
 
 /**
  * Why a request through `proxy` failed, when the proxy is the cause (it cannot be reached, refused the credentials,
- * or could not reach the destination); null when the failure is something else. Never mentions the credentials.
+ * presented a certificate not trusted here, or could not reach the destination); null when the failure is something
+ * else. Never mentions the credentials.
  */
 export function proxyFailureOf(error: unknown, proxy: Pick<ProxySettings, 'protocol' | 'host' | 'port'>): string | null {
   const label = `the proxy ${proxyLabel(proxy)}`;
@@ -60,6 +77,16 @@ export function proxyFailureOf(error: unknown, proxy: Pick<ProxySettings, 'proto
     if (/\b407\b|Proxy Authentication Required/i.test(message)) return `${label} refused the credentials (HTTP 407 Proxy Authentication Required)`;
     if (/Socks5? Authentication failed|authentication failed|Socks4 Proxy rejected connection - \(?Rejected/i.test(message)) {
       return `${label} refused the credentials`;
+    }
+    // TLS is spoken to an https proxy, then through it: the certificate refused is the proxy's, or that of a proxy
+    // that inspects TLS and signs what it tunnels with its own authority. Either way the node must trust that one.
+    const certificateRefused =
+      code !== undefined && untrustedCertificateCodes.has(code) && (code !== 'ERR_TLS_CERT_ALTNAME_INVALID' || message.includes(proxy.host));
+    if (proxy.protocol === 'https' && certificateRefused) {
+      return (
+        `${label} presented a certificate this node does not trust (${code}: ${message}); use a proxy certificate from a ` +
+        'public authority, or give the node the authority that signed it (NODE_EXTRA_CA_CERTS, read at start)'
+      );
     }
     const tunnel = /Proxy response \((\d{3})\)/.exec(message);
     if (tunnel) return `${label} could not open a tunnel to the destination (HTTP ${tunnel[1]})`;

@@ -144,6 +144,28 @@ describe.each(targets)('WHATSAPP-BUSINESS through a proxy on $name', (target) =>
       });
     }
 
+    it.skipIf(!tls)('says what to do when an HTTPS proxy presents a certificate the node does not trust; the send waits', async () => {
+      const proxy = await startHttpsProxy((tls as NonNullable<typeof tls>).untrusted);
+      proxies.push(proxy);
+      const name = await business({ proxyHost: '127.0.0.1', proxyPort: String(proxy.port), proxyProtocol: 'https' });
+
+      const sent = await t.api('POST', `message/sendText/${name}`, { body: { number: '5511912345678', text: 'waits for a trusted proxy' } });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+      expect(sent.body.status).toBe('PENDING');
+      const state = await waitFor(async () => {
+        const answer = await t.api('GET', `instance/connectionState/${name}`);
+        return answer.body.instance.reason ? answer.body.instance : null;
+      }, 10_000);
+      expect(state.state).toBe('connecting');
+      expect(state.reason).toBe(
+        `the proxy https://127.0.0.1:${proxy.port} presented a certificate this node does not trust (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); ` +
+          'use a proxy certificate from a public authority, or give the node the authority that signed it (NODE_EXTRA_CA_CERTS, read at start)',
+      );
+      // Not a proxy that is down: probing it (it answers TCP) does not open the instance again.
+      await sleep(2_500);
+      expect((await t.api('GET', `instance/connectionState/${name}`)).body.instance.state).toBe('connecting');
+    });
+
     it.skipIf(!danteAvailable())('sends text and a media URL through a SOCKS4 proxy (Dante, which refuses SOCKS5)', async () => {
       const proxy = await startSocks4Proxy();
       proxies.push(proxy);

@@ -23,7 +23,16 @@ import { downloadMedia } from '../../../src/connectors/whatsapp-web/message-acti
 import { sharedProxyDispatcher } from '../../../src/platform/net/proxy-dispatcher.js';
 import { encryptMedia } from '../../../src/media/crypto.js';
 import { RecordingHost } from '../../support/recording-host.js';
-import { danteAvailable, startHttpProxy, startHttpsProxy, startSocks4Proxy, startSocksProxy, testTls, type TestProxy } from '../../support/proxies.js';
+import {
+  danteAvailable,
+  startHttpProxy,
+  startHttpsProxy,
+  startSocks4Proxy,
+  startSocksProxy,
+  testTls,
+  type TestProxy,
+  type TlsFiles,
+} from '../../support/proxies.js';
 import { waitFor } from '../../support/wait.js';
 
 const PASSWORD = 'wa-proxy-pw-K3y';
@@ -175,7 +184,7 @@ describe('the WhatsApp Web connector behind a proxy (at the Baileys boundary)', 
 
   const tls = testTls();
   it.skipIf(!tls)('hands Baileys an agent that speaks TLS to an HTTPS proxy, then CONNECT', async () => {
-    const proxy = await proxied(() => startHttpsProxy(tls as { key: Buffer; cert: Buffer }, { auth }));
+    const proxy = await proxied(() => startHttpsProxy(tls as TlsFiles, { auth }));
     const w = await world();
     await w.services.proxies.set(w.instance, {
       enabled: true,
