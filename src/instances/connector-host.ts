@@ -266,9 +266,8 @@ export class InstanceConnectorHost implements ConnectorHost {
         this.deps.events.emit(unit, source, 'LOGOUT_INSTANCE', null);
         this.deps.events.emit(unit, source, 'CONNECTION_UPDATE', { instance: next.name, state: 'close', statusReason: 401 });
       });
-    // Session keys: after the key writes asked for before (queued per instance), so none lands after the logout.
-    if (options.withSessionKeys) await this.deps.sessions.afterKeyWrites(instanceId, logout);
-    else await logout();
+    // After the session-key writes asked for before (queued per instance): none lands after the logout.
+    await this.deps.sessions.afterKeyWrites(instanceId, logout);
     this.deps.logger.info({ instance: instance.name }, 'instance logged out');
   }
 

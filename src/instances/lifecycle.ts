@@ -29,6 +29,12 @@ export interface LifecycleDeps {
   /** The same for kinds quick to open (no connection of their own to WhatsApp): their store work goes in batches. */
   quickStartConcurrency: number;
 }
+/** Instances waiting to be opened, taken in order by the runners of one opening (`next`: the first not taken yet). */
+interface OpeningLine {
+  ids: string[];
+  next: number;
+}
+
 /** Taking on at least this many instances at once is logged (its start, progress and end). */
 const loggedFrom = 200;
 /** Progress of a large opening is logged every this many instances. */
@@ -162,13 +168,13 @@ export class InstanceLifecycle implements OwnedInstances {
         .catch((error: unknown) => this.deps.logger.warn({ err: error, instances: unknown.length }, 'instances taken on could not be read'));
     // Kinds quick to open go many at once; the others (a socket and handshake each) `startConcurrency` at a time. Each
     // runner takes the next id by position (shift() on a list of thousands moves all the others, every time).
-    const quick = { ids: [] as string[], next: 0 };
-    const slow = { ids: [] as string[], next: 0 };
+    const quick: OpeningLine = { ids: [], next: 0 };
+    const slow: OpeningLine = { ids: [], next: 0 };
     for (const id of queue) {
       const instance = this.deps.registry.byInstanceId(id);
       (instance && this.deps.kinds.of(instance.integration)?.quickToOpen ? quick : slow).ids.push(id);
     }
-    const drain = async (line: { ids: string[]; next: number }): Promise<void> => {
+    const drain = async (line: OpeningLine): Promise<void> => {
       while (line.next < line.ids.length && !this.stopping) {
         const id = line.ids[line.next++];
         await this.startOwned(id);
@@ -177,8 +183,7 @@ export class InstanceLifecycle implements OwnedInstances {
         if (logged && done % progressEvery === 0 && done < total) this.deps.logger.info({ opened: done, of: total }, 'opening owned instances');
       }
     };
-    const runners = (line: { ids: string[]; next: number }, concurrency: number) =>
-      Array.from({ length: Math.min(concurrency, line.ids.length) }, () => drain(line));
+    const runners = (line: OpeningLine, concurrency: number) => Array.from({ length: Math.min(concurrency, line.ids.length) }, () => drain(line));
     try {
       await Promise.all([...runners(quick, this.deps.quickStartConcurrency), ...runners(slow, this.deps.startConcurrency)]);
     } finally {
