@@ -108,7 +108,8 @@ export async function waitReady(child: Child, probe: () => Promise<boolean>, tim
     if (!isRunning(child)) throw new Error(`${child.name} exited during start-up:\n${child.output.join('').slice(-4000)}`);
     if (await probe().catch(() => false)) return;
     if (Date.now() > deadline) throw new Error(`${child.name} did not answer within ${timeoutMs} ms:\n${child.output.join('').slice(-4000)}`);
-    await sleep(100);
+    // Often enough that a start time measured by it is off by 25 ms at most.
+    await sleep(25);
   }
 }
 

@@ -108,6 +108,8 @@ function withConnection(current: Instance, change: ConnectionChange): Instance {
 const changesChannel = 'instances';
 /** Rows read back per statement. */
 const idsPerRead = 500;
+/** Sealed keys opened per turn of the event loop after a load (about 10 µs each). */
+const keysOpenedPerTurn = 250;
 
 /** Told of an instance as read back from the store after a change anywhere (undefined: it is gone). */
 export type InstanceChangeListener = (id: string, instance: Instance | undefined) => void;
@@ -118,10 +120,10 @@ export class InstanceRegistry {
   private readonly byKeyHash = new Map<string, Instance>();
   private readonly byOwner = new Map<string, Instance>();
   /**
-   * Instance keys, for answers to callers entitled to them and opted-in event envelopes: sealed as stored (opened on
-   * first use, so a node loading 10,000 instances does not open 10,000 keys it may never show), or open.
+   * Instance keys, for answers to callers entitled to them and opted-in event envelopes: sealed as stored, or open
+   * (opened a few at a time after a load, or at first use if that comes first).
    */
-  private readonly keys = new Map<string, { sealed: string } | { open: string }>();
+  private readonly keys = new Map<string, { sealed: string; open?: string }>();
   /** Changes committed by this node, counted per instance: a read-back that raced one of them is not applied. */
   private readonly localChanges = new LocalChanges();
   private readonly changeListeners: InstanceChangeListener[] = [];
@@ -164,9 +166,11 @@ export class InstanceRegistry {
       this.unindex(instance);
       gone.push(id);
     }
-    // Keys are opened on first use; one opened now fails the load as before when they were sealed with another key.
+    // One key opened now fails the load when they were sealed with another key; the others are opened a few at a time
+    // between the node's other work (a node's first listing of 10,000 instances would otherwise wait for all of them).
     const first = this.byId.values().next().value;
     if (first) this.apikeyOf(first);
+    this.openKeysSoon();
     for (const id of gone) this.told(id, undefined);
     for (const id of applied) this.told(id, this.byId.get(id));
     return again;
@@ -224,10 +228,26 @@ export class InstanceRegistry {
   apikeyOf(instance: Instance): string {
     const key = this.keys.get(instance.id);
     if (key === undefined) return '';
-    if ('open' in key) return key.open;
-    const open = this.box.open(key.sealed);
-    this.keys.set(instance.id, { open });
-    return open;
+    key.open ??= this.box.open(key.sealed);
+    return key.open;
+  }
+
+  /** Opens the keys still sealed, `keysOpenedPerTurn` per turn of the event loop (one that fails stays sealed: see apikeyOf). */
+  private openKeysSoon(): void {
+    const sealed = [...this.keys.values()].filter((key) => key.open === undefined);
+    let next = 0;
+    const openSome = () => {
+      for (const end = Math.min(next + keysOpenedPerTurn, sealed.length); next < end; next++) {
+        const key = sealed[next];
+        try {
+          key.open ??= this.box.open(key.sealed);
+        } catch {
+          // Left sealed: the answer that needs it fails as it did before keys were opened ahead.
+        }
+      }
+      if (next < sealed.length) setImmediate(openSome);
+    };
+    if (sealed.length > 0) setImmediate(openSome);
   }
 
   async providerTokenOf(instance: Instance): Promise<string | null> {
@@ -265,7 +285,7 @@ export class InstanceRegistry {
     // Visible at once to this node's unit (events of the creation); undone if the unit rolls back.
     this.localChanges.madeIn(unit, instance.id);
     this.remember(instance);
-    this.keys.set(instance.id, { open: input.apikey });
+    this.keys.set(instance.id, { sealed: row.apikey_sealed, open: input.apikey });
     unit.onRollback(() => this.forget(instance));
     return instance;
   }
@@ -450,7 +470,8 @@ export class InstanceRegistry {
 
   private rememberRow(row: Selectable<InstancesTable>): void {
     this.remember(fromRow(row));
-    this.keys.set(row.id, { sealed: row.apikey_sealed });
+    // A key read again unchanged stays open.
+    if (this.keys.get(row.id)?.sealed !== row.apikey_sealed) this.keys.set(row.id, { sealed: row.apikey_sealed });
   }
 
   /**

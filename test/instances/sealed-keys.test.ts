@@ -1,7 +1,9 @@
-// Instance keys are stored sealed with SECRETS_KEY and unsealed on first use: after a restart each instance still answers
-// to its key and lists it, and a store sealed with another SECRETS_KEY fails the start, as before.
+// Instance keys are stored sealed with SECRETS_KEY and unsealed a few at a time after a load: after a restart each
+// instance still answers to its key and lists it, the first listing unseals nothing more, and a store sealed with another
+// SECRETS_KEY fails the start, as before.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SecretsBox } from '../../src/platform/util/secrets-box.js';
 import { appOnStore, loadedServices, removeDataDir, storeKeys, type AppOnStore, type StoreKeys } from '../support/app-on-store.js';
 import { storeTargets } from '../support/harness.js';
 import { uniqueName } from '../support/unique.js';
@@ -17,6 +19,9 @@ describe.each(targets)('sealed instance keys on $name', (target) => {
     beforeAll(async () => {
       opened = await target.open();
       keys = storeKeys(opened.uri);
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
     });
     afterAll(async () => {
       await app?.close();
@@ -47,6 +52,23 @@ describe.each(targets)('sealed instance keys on $name', (target) => {
         const own = await app.api('GET', `instance/connectionState/${name}`, { key: apikey });
         expect(own.status, name).toBe(200);
       }
+      await app.close();
+      app = undefined;
+
+      // Started again: every key is unsealed soon after the load, without a listing; the first listing then unseals none.
+      const opens = vi.spyOn(SecretsBox.prototype, 'open');
+      app = await appOnStore(opened.store, keys);
+      const total = app.services.registry.all().length;
+      expect(total).toBeGreaterThanOrEqual(created.length);
+      for (let turn = 0; turn < 200 && opens.mock.calls.length < total; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(opens.mock.calls.length).toBe(total);
+      const relisted = await app.api('GET', 'instance/fetchInstances');
+      expect(relisted.status).toBe(200);
+      expect(opens.mock.calls.length).toBe(total);
+      const relistedKeys = new Map(
+        relisted.body.map((entry: { instance: { instanceName: string; apikey: string } }) => [entry.instance.instanceName, entry.instance.apikey]),
+      );
+      for (const { name, apikey } of created) expect(relistedKeys.get(name)).toBe(apikey);
       await app.close();
       app = undefined;
 
