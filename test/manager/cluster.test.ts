@@ -4,14 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, startFleet, storeTargets, type TestApp } from '../support/harness.js';
-import { chromiumAvailable, launchChromium, loggedInPage } from '../support/browser.js';
+import { chromiumAvailable, launchChromium, loggedInPage, screenshotPath } from '../support/browser.js';
 import { uniqueName } from '../support/unique.js';
 import { sleep } from '../support/wait.js';
 
 const available = chromiumAvailable();
 const targets = await storeTargets();
 const postgres = targets.find((target) => target.name === 'postgres');
-const screenshots = new URL('../../docs/', import.meta.url);
 
 /** A cell of a node's row, as the table shows it. */
 const cell = (page: Page, nodeId: string, column: string) => page.locator(`table.cluster tr[data-node="${nodeId}"] td[data-label="${column}"]`);
@@ -130,7 +129,7 @@ describe.skipIf(!available)('the Cluster page in Chromium', () => {
         await showsExactly(cell(page, 'node-2', 'Instances owned'), '0');
         await showsExactly(cell(page, 'node-1', 'Instances owned'), '4');
         expect(await page.evaluate(() => (window as { keptSinceStop?: boolean }).keptSinceStop)).toBe(true);
-        await page.screenshot({ path: new URL('manager-cluster.png', screenshots).pathname });
+        await page.screenshot({ path: screenshotPath('manager-cluster.png') });
 
         // The page of the node that stopped says it cannot reach it, and keeps what it last saw.
         await onStopping.getByText('The service cannot be reached').waitFor({ timeout: 15_000 });

@@ -6,12 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, storeTargets, type TestApp } from '../support/harness.js';
-import { chromiumAvailable, launchChromium, loggedInPage } from '../support/browser.js';
+import { chromiumAvailable, launchChromium, loggedInPage, screenshotPath } from '../support/browser.js';
 import { uniqueName, uniqueNumber } from '../support/unique.js';
 import { waitFor } from '../support/wait.js';
 
 const available = chromiumAvailable();
-const screenshots = new URL('../../docs/', import.meta.url);
 
 /** A webhook receiver on a port of its own, which can be stopped and started again on the same port. */
 async function receiverOn(port = 0) {
@@ -57,7 +56,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     await p.getByRole('heading', { name: `Instance ${party.name} created` }).waitFor();
     await p.getByRole('button', { name: 'Link it now' }).click();
     await p.getByTestId('qr').waitFor();
-    if (shot) await p.screenshot({ path: new URL(shot, screenshots).pathname });
+    if (shot) await p.screenshot({ path: screenshotPath(shot) });
     await p.getByLabel('Phone number').fill(party.number);
     await p.getByLabel('Profile name (optional)').fill(profileName);
     await p.getByRole('button', { name: 'Link with number' }).click();
@@ -69,7 +68,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.setDefaultTimeout(15_000);
     await page.goto(`${t.url}/manager`);
-    await page.screenshot({ path: new URL('manager-login.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-login.png') });
     // From the keyboard: the key field has the label, Enter submits.
     await page.getByLabel('API key').fill('not-the-key-at-all');
     await page.keyboard.press('Enter');
@@ -131,7 +130,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     await bobPage.getByLabel('Message', { exact: true }).fill('Hi Alice!');
     await bobPage.getByRole('button', { name: 'Send', exact: true }).click();
     await page.locator('.bubble.in', { hasText: 'Hi Alice!' }).waitFor();
-    await page.screenshot({ path: new URL('manager-chat.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-chat.png') });
     await bobPage.close();
   });
 
@@ -219,7 +218,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     await page.setViewportSize({ width: 1280, height: 1400 });
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: new URL('manager-events.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-events.png') });
     await page.setViewportSize({ width: 1280, height: 860 });
     const stored = await t.api('GET', `webhook/find/${bob.name}`);
     expect(stored.body).toMatchObject({ enabled: true, url: 'http://127.0.0.1:9/bob-hook', webhookByEvents: true, signed: true });
@@ -248,7 +247,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     // The instance list counts it as dead-lettered.
     const activity = await t.api('GET', 'instance/activity');
     expect(activity.body.instances.find((i: { instanceName: string }) => i.instanceName === alice.name).deliveries.dead).toBe(1);
-    await page.screenshot({ path: new URL('manager-deliveries.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-deliveries.png') });
 
     const back = await receiverOn(port);
     try {
@@ -269,7 +268,7 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     await waitFor(async () => (await t.api('GET', `websocket/find/${alice.name}`)).body?.enabled === true, 5000, { what: 'websocket enabled' });
     await t.api('POST', `sandbox/inject/${alice.name}`, { body: { from: '4930999888777', text: 'live one', pushName: 'Eve' } });
     await page.locator('.event-log li', { hasText: 'messages.upsert' }).filter({ hasText: 'live one' }).waitFor();
-    await page.screenshot({ path: new URL('manager-live.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-live.png') });
   });
 
   it('gives an instance key its own instance only', async () => {
@@ -311,17 +310,17 @@ describe.skipIf(!available)('the manager page in Chromium', () => {
     await page.goto(`${t.url}/manager#/`);
     await page.locator(`tr[data-instance="${bob.name}"] .badge`, { hasText: 'open' }).waitFor();
     await page.locator(`tr[data-instance="${alice.name}"] td.bad`).waitFor();
-    await page.screenshot({ path: new URL('manager-instances.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-instances.png') });
     await page.goto(`${t.url}/manager#/health`);
     await page.locator('.tile', { hasText: 'Store' }).getByText('sqlite').waitFor();
     await page.getByRole('link', { name: /API documentation/ }).waitFor();
-    await page.screenshot({ path: new URL('manager-health.png', screenshots).pathname });
+    await page.screenshot({ path: screenshotPath('manager-health.png') });
     const phone = await loggedInPage(browser, t.url, t.globalKey, { width: 390, height: 844 });
     try {
       await phone.locator(`tr[data-instance="${alice.name}"]`).waitFor();
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
-      await phone.screenshot({ path: new URL('manager-phone.png', screenshots).pathname });
+      await phone.screenshot({ path: screenshotPath('manager-phone.png') });
     } finally {
       await phone.close();
     }

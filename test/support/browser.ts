@@ -1,5 +1,8 @@
 // Real Chromium for the manager's tests (Debian's `chromium` package, driven by playwright-core), and page helpers.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { serviceAvailable } from './required-services.js';
 
@@ -13,6 +16,17 @@ export function chromiumAvailable(): boolean {
     existsSync(executablePath) ? null : 'not installed (apt-get install chromium)',
     'the manager browser tests are',
   );
+}
+
+/**
+ * Where a screenshot named `name` goes: docs/ (the manager guide's pictures) when UPDATE_SCREENSHOTS=1, else a
+ * temporary folder, so that a test run leaves the checkout as it was (a screenshot differs in its pixels run to run).
+ */
+export function screenshotPath(name: string): string {
+  if (process.env.UPDATE_SCREENSHOTS === '1') return fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
+  const folder = join(tmpdir(), 'switchboard-screenshots');
+  mkdirSync(folder, { recursive: true });
+  return join(folder, name);
 }
 
 export function launchChromium(): Promise<Browser> {
