@@ -417,11 +417,10 @@ export interface ConnectorHost {
   messageChanged(instanceId: string, change: MessageChange): Promise<void>;
   presenceReceived(instanceId: string, chatJid: string, senderJid: string, presence: Presence): Promise<void>;
   /**
-   * The account logged out: its stored session removed, with the close state and LOGOUT_INSTANCE, in one unit.
-   * `withSessionKeys`: its session keys too, in that unit, after every key write asked for before it (one still in
-   * flight must not bring keys back).
+   * The account logged out: its stored session and session keys removed, with the close state and LOGOUT_INSTANCE, in
+   * one unit, after every key write asked for before it (one still in flight must not bring keys back).
    */
-  loggedOut(instanceId: string, options?: { withSessionKeys?: boolean }): Promise<void>;
+  loggedOut(instanceId: string): Promise<void>;
   loadSession(instanceId: string): Promise<Record<string, unknown> | null>;
   saveSession(instanceId: string, data: Record<string, unknown> | null): Promise<void>;
   /** A label was created, changed or deleted, or added to or removed from a chat: stored, then announced if it changed anything. */

@@ -16,7 +16,7 @@ import type { MessageChanges } from '../messages/message-changes.js';
 import { presentMessage, rowFromRecord, type MessageRecord } from '../messages/records.js';
 import { sourceOfId } from '../messages/ids.js';
 import type { ConnectionChange, InstanceRegistry } from './registry.js';
-import type { SessionStore } from './sessions.js';
+import { removeSessionsOf, type SessionStore } from './sessions.js';
 import type { ConnectionState, Instance } from '../core/instance.js';
 import { eventSourceOf } from '../core/event-envelope.js';
 import type { ProxySettings } from '../core/proxy.js';
@@ -246,15 +246,14 @@ export class InstanceConnectorHost implements ConnectorHost {
     });
   }
 
-  async loggedOut(instanceId: string, options: { withSessionKeys?: boolean } = {}): Promise<void> {
+  async loggedOut(instanceId: string): Promise<void> {
     const instance = this.deps.registry.byInstanceId(instanceId);
     if (!instance) return;
     await this.tellConnection(instanceId, 'close');
     const logout = () =>
       inUnit(this.deps.db, async (unit) => {
         await this.deps.fence?.check(unit.tx, instanceId);
-        await unit.tx.deleteFrom('sessions').where('instance_id', '=', instanceId).execute();
-        if (options.withSessionKeys) await unit.tx.deleteFrom('session_keys').where('instance_id', '=', instanceId).execute();
+        await removeSessionsOf(unit, instance);
         const next = await this.deps.registry.updateConnection(unit, instance, {
           status: 'close',
           ownerJid: null,

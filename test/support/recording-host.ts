@@ -112,9 +112,9 @@ export class RecordingHost implements ConnectorHost {
     this.record('presenceReceived', instanceId, [chatJid, senderJid, presence]);
     return this.inner.presenceReceived(instanceId, chatJid, senderJid, presence);
   }
-  loggedOut(instanceId: string, options?: { withSessionKeys?: boolean }) {
+  loggedOut(instanceId: string) {
     this.record('loggedOut', instanceId, []);
-    return this.inner.loggedOut(instanceId, options);
+    return this.inner.loggedOut(instanceId);
   }
   eventOccurred(instanceId: string, event: EventName, data: unknown) {
     this.record('eventOccurred', instanceId, [event, data]);

@@ -161,7 +161,7 @@ export class WhatsAppWebConnector implements Connector {
       // two units left the account unlinked, still 'open', with no event).
       this.auth?.close();
       this.auth = null;
-      await this.host.loggedOut(this.instance.id, { withSessionKeys: true });
+      await this.host.loggedOut(this.instance.id);
       this.log.info('logged out; session forgotten');
     });
   }
@@ -584,7 +584,7 @@ export class WhatsAppWebConnector implements Connector {
     this.auth?.close();
     this.auth = null;
     await this.reportClosedStatus(decision);
-    await this.host.loggedOut(this.instance.id, { withSessionKeys: true });
+    await this.host.loggedOut(this.instance.id);
   }
 
   private async reportClosedStatus(decision: CloseDecision): Promise<void> {
