@@ -31,6 +31,7 @@ import { storeTargets, type StoreTarget } from '../../support/harness.js';
 import { sleep, waitFor } from '../../support/wait.js';
 import { RecordingHost } from '../../support/recording-host.js';
 import { createServices, type Services } from '../../../src/services.js';
+import { buildApp } from '../../../src/app.js';
 import { defaultSettings, type Instance } from '../../../src/core/instance.js';
 import type { Connector } from '../../../src/core/connector.js';
 import { createWhatsAppWebFactory, waWebDefaults, type WaWebSettings } from '../../../src/connectors/whatsapp-web/index.js';
@@ -645,6 +646,34 @@ describe.each(targets)('the session in the store ($name)', (target) => {
     expect(connector.qr()?.count).toBe(1);
     expect(w.mock.last.isLogin).toBe(false);
     expect(w.mock.last.clientStatic!.equals(live.clientStatic!)).toBe(false);
+  });
+
+  it('DELETE /instance/logout over HTTP unlinks the account and forgets its creds and keys, with the close state and LOGOUT_INSTANCE', async () => {
+    const w = await world();
+    const app = await buildApp(w.services);
+    cleanups.push(() => app.close());
+    const api = async (method: 'GET' | 'DELETE', path: string) => {
+      const answer = await app.inject({ method, url: `/messenger/${path}`, headers: { apikey: 'global-test-key' } });
+      return { status: answer.statusCode, body: answer.json() };
+    };
+    // Linked as a user does it: connect (the service's own connector), scan the QR, wait until open.
+    const connect = await api('GET', `instance/connect/${w.instance.name}`);
+    expect(connect.status).toBe(200);
+    w.mock.scan(connect.body.code, PHONE);
+    await waitFor(async () => (await api('GET', `instance/connectionState/${w.instance.name}`)).body.instance.state === 'open', 20_000, {
+      what: 'open after pairing',
+      intervalMs: 50,
+    });
+    await waitFor(async () => (await w.keyRows()) > 0, 10_000, { what: 'keys stored', intervalMs: 25 });
+
+    const logout = await api('DELETE', `instance/logout/${w.instance.name}`);
+    expect(logout).toEqual({ status: 200, body: { status: 'SUCCESS', error: false, response: { message: 'Instance logged out' } } });
+    expect(await w.sessionRow()).toBeNull();
+    expect(await w.keyRows()).toBe(0);
+    expect((await api('GET', `instance/connectionState/${w.instance.name}`)).body.instance.state).toBe('close');
+    expect((await w.outboxEvents()).slice(-2)).toEqual(['LOGOUT_INSTANCE', 'CONNECTION_UPDATE']);
+    // The device was unlinked on WhatsApp's side too.
+    expect(w.mock.last.received('iq', 'remove-companion-device').length).toBe(1);
   });
 
   it('forgets the session with the logout itself: a logout that could not be stored leaves creds and keys whole', async () => {
